@@ -1,0 +1,49 @@
+# The SLUB+Q teaching kit.  `make help` lists what you can do; the work
+# happens in vm/ and tests/, outside this file.
+#
+# STAGE picks a stage by number (STAGE=0) or folder name; the default is the
+# last stage.  KIT_WORK moves the work directory (kernel tree, builds,
+# logs; default ~/.cache/slubq-kit) and GDB_PORT the gdb stub's port.
+
+STAGE ?=
+
+.PHONY: help deps build boot gdb lab walkthrough test docs clean
+help:
+	@echo "make deps                install the Debian packages the kit uses"
+	@echo "make lab STAGE=N         build, boot halted under QEMU, attach gdb: the lab"
+	@echo "make walkthrough STAGE=N run the stage's gdb walkthrough and print it"
+	@echo "make boot STAGE=N        build and boot to a shell on the serial console"
+	@echo "make gdb STAGE=N         attach gdb to a kernel started with make boot"
+	@echo "make build STAGE=N       build the stage's kernel and the initramfs"
+	@echo "make test                build, boot and check every stage"
+	@echo "make docs                the handouts as HTML, the diagrams as SVG"
+	@echo "make clean               remove the builds (keeps the source and ccache)"
+	@echo "stages: $(notdir $(wildcard stages/[0-9][0-9]-*))"
+
+deps:
+	@vm/deps.sh
+
+build:
+	@vm/build-kernel.sh "$(STAGE)"
+	@vm/build-initramfs.sh
+
+boot: build
+	@vm/qemu.sh "$(STAGE)"
+
+gdb:
+	@vm/gdb.sh "$(STAGE)"
+
+lab: build
+	@vm/lab.sh "$(STAGE)"
+
+walkthrough: build
+	@vm/lab.sh --walkthrough "$(STAGE)"
+
+test: deps
+	@tests/run.sh
+
+docs:
+	@docs/build.sh
+
+clean:
+	@vm/clean.sh

@@ -1,0 +1,154 @@
+#!/usr/bin/env bash
+# The kit's test suite: `make test`.  Fast checks of the scripts and their
+# errors first, then, for every stage, build, boot to the ready line with a
+# smoke test, and the gdb walkthrough checked against its expected patterns.
+# Prints one line per check and ends with "N passed, N failed".
+set -euo pipefail
+. "$(dirname "$0")/../vm/lib.sh"
+cd "$KIT_ROOT"
+
+passed=0 failed=0
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# check NAME COMMAND...: one test; its output is shown only when it fails.
+check() {
+	local name=$1 start=$SECONDS
+	shift
+	if "$@" >"$out/last" 2>&1; then
+		passed=$((passed + 1))
+		printf 'ok %d - %s (%ds)\n' "$((passed + failed))" "$name" "$((SECONDS - start))"
+	else
+		failed=$((failed + 1))
+		printf 'not ok %d - %s\n' "$((passed + failed))" "$name"
+		tail -n 30 "$out/last" | sed 's/^/#   /'
+	fi
+}
+
+# fails_with TEXT COMMAND...: COMMAND must exit non-zero and say TEXT.
+fails_with() {
+	local text=$1 rc=0
+	shift
+	"$@" >"$out/fail" 2>&1 || rc=$?
+	cat "$out/fail"
+	[ "$rc" -ne 0 ] || { echo "exited 0; expected a failure saying: $text"; return 1; }
+	grep -qF -- "$text" "$out/fail" || { echo "the error does not say: $text"; return 1; }
+}
+
+# matches_all PATTERNS FILE: every extended regular expression in PATTERNS
+# (one a line; # starts a comment) matches some line of FILE, and every
+# one written !PATTERN matches none.
+matches_all() {
+	local patterns=$1 file=$2 pat bad=0
+	while IFS= read -r pat; do
+		case "$pat" in
+		'' | '#'*) continue ;;
+		'!'*)
+			if grep -qE -- "${pat#!}" "$file"; then
+				echo "matched, but must not: ${pat#!}"
+				grep -nE -- "${pat#!}" "$file" | head -n 3
+				bad=1
+			fi
+			;;
+		*)
+			grep -qE -- "$pat" "$file" || { echo "no line matches: $pat"; bad=1; }
+			;;
+		esac
+	done <"$patterns"
+	return "$bad"
+}
+
+# --- The kit's own code -------------------------------------------------
+shell_scripts() {
+	grep -lE '^#!.*(bash|/sh)' vm/*.sh vm/guest/init vm/guest/run/* tests/*.sh docs/*.sh .ci/run
+}
+check "shellcheck is clean on the kit's scripts" shellcheck -x $(shell_scripts)
+check "the gdb helpers compile" python3 -m py_compile vm/gdb/slubq.py
+
+# --- Bad input gets a one-line error ------------------------------------
+check "an unknown STAGE is refused, naming the valid ones" \
+	fails_with "unknown STAGE '99'; valid stages: $(kit_stages | tr '\n' ' ' | sed 's/ $//')" \
+	make --no-print-directory build STAGE=99
+
+printf 'kit-no-such-package\n' >"$out/packages"
+check "a missing package is named with the command that installs it" \
+	fails_with "missing packages: kit-no-such-package; run: make deps" \
+	env KIT_PACKAGES="$out/packages" vm/check-deps.sh
+
+check "a missing linux-source tarball is reported" \
+	fails_with "no kernel source at /nonexistent/linux.tar.xz; run: make deps" \
+	env KIT_WORK="$out/work" LINUX_TARBALL=/nonexistent/linux.tar.xz vm/unpack-source.sh
+
+mkdir -p "$out/tree/mm"
+printf 'one\ntwo\nthree\n' >"$out/tree/mm/slub.c"
+cat >"$out/bad.patch" <<'PATCH'
+--- a/mm/slub.c
++++ b/mm/slub.c
+@@ -1,3 +1,3 @@
+ one
+-TWO
++2
+ three
+PATCH
+check "a patch that does not apply names the file, the hunk and the kernel" \
+	fails_with "mm/slub.c hunk #1" vm/apply-stage-patch.sh "$out/tree" "$out/bad.patch"
+check "  ... and names the kernel version it expected" \
+	fails_with "made against linux-source-6.1 $(kit_recorded_version)" \
+	vm/apply-stage-patch.sh "$out/tree" "$out/bad.patch"
+
+printf 'CONFIG_SLUB=y\nCONFIG_SLUB_STATS=y\n# CONFIG_SLAB_FREELIST_HARDENED is not set\n' >"$out/fragment"
+printf 'CONFIG_SLUB=y\n# CONFIG_SLUB_STATS is not set\nCONFIG_SLAB_FREELIST_HARDENED=y\n' >"$out/config"
+check "the config check names each option olddefconfig dropped" \
+	fails_with "CONFIG_SLUB_STATS (asked y, got n)" vm/check-config.sh "$out/config" "$out/fragment"
+check "  ... and each option it was asked to leave out" \
+	fails_with "CONFIG_SLAB_FREELIST_HARDENED (asked n, got y)" vm/check-config.sh "$out/config" "$out/fragment"
+printf 'CONFIG_SLUB=y\nCONFIG_SLUB_STATS=y\n' >"$out/config"
+check "  ... and passes a config that has them all" vm/check-config.sh "$out/config" "$out/fragment"
+
+# --- Every stage: build, boot, walk through -----------------------------
+boot_smoke() {
+	local stage=$1 console=$KIT_LOGS/$1/smoke.log
+	timeout 300 vm/qemu.sh --run smoke "$stage" </dev/null >"$console" 2>&1 || true
+	cat "$console"
+	grep -q "^kit-init: ready: stage $stage," "$console"
+	grep -q '^smoke: passed' "$console"
+	! grep -qE '(BUG|WARNING):|Oops|Kernel panic|Call Trace' "$console"
+}
+
+walkthrough() {
+	local stage=$1 transcript=$KIT_LOGS/$1/walkthrough.txt
+	vm/lab.sh --walkthrough "$stage" >/dev/null
+	matches_all "stages/$stage/walkthrough.expect" "$transcript" &&
+		matches_all tests/walkthrough-common.expect "$transcript"
+}
+
+# make lab: QEMU halted at the reset vector, gdb attached and taking commands.
+lab_reaches_prompt() {
+	printf 'info registers rip\nquit\n' | vm/lab.sh "$1" >"$out/lab" 2>&1
+	cat "$out/lab"
+	grep -qE '^rip +0xfff0 ' "$out/lab"
+}
+
+port_in_use() {
+	local port=$(($(kit_gdb_port) + 1)) pid rc=0
+	python3 -c 'import socket, sys, time
+s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(30)' "$port" &
+	pid=$!
+	sleep 1
+	fails_with "gdb port $port is in use" env GDB_PORT="$port" vm/qemu.sh "$1" || rc=$?
+	kill "$pid"
+	return "$rc"
+}
+
+check "the initramfs builds" vm/build-initramfs.sh
+for stage in $(kit_stages); do
+	check "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
+	check "stage $stage: boots to the ready line and passes the smoke test" boot_smoke "$stage"
+	check "stage $stage: the walkthrough's transcript has what it should" walkthrough "$stage"
+done
+last=$(kit_stages | tail -n 1)
+check "make lab: gdb prompt with QEMU halted at the first instruction" lab_reaches_prompt "$last"
+check "a gdb port in use is reported" port_in_use "$last"
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

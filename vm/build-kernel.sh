@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# build-kernel.sh STAGE: bring the work tree to STAGE, configure it, and
+# build bzImage, vmlinux and the gdb scripts in the stage's build folder.
+# With ccache, a rebuild after a stage change takes seconds.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+stage=$(stage_resolve "${1:-}")
+out=$KIT_BUILD/$stage
+"$KIT_ROOT/vm/check-deps.sh"
+"$KIT_ROOT/vm/prepare-stage.sh" "$stage"
+"$KIT_ROOT/vm/configure.sh" "$stage"
+
+build() {
+	make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC="ccache gcc" \
+		-j"$(nproc)" bzImage scripts_gdb
+	if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
+		make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC="ccache gcc" \
+			-j"$(nproc)" modules
+	fi
+}
+step "$KIT_LOGS/$stage/build.log" "building the stage $stage kernel" build

@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# clean.sh: remove the stage builds, the initramfs and the logs from the
+# work directory.  The unpacked source and the ccache stay: they are what
+# makes the next build quick.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+rm -rf "$KIT_BUILD" "$KIT_LOGS" "$KIT_WORK/initramfs.cpio"
+note "removed the builds and logs under $KIT_WORK"

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Install the Debian packages in vm/packages.txt.  Quick when all are there:
+# apt-get only runs for what is missing.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+if "$KIT_ROOT/vm/check-deps.sh" 2>/dev/null; then
+	note "all packages the kit needs are installed"
+	exit 0
+fi
+
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+	command -v sudo >/dev/null || die "not root and no sudo: install the packages in vm/packages.txt as root"
+	sudo=(sudo)
+fi
+mapfile -t pkgs < <(grep -v -e '^#' -e '^$' "$KIT_ROOT/vm/packages.txt")
+export DEBIAN_FRONTEND=noninteractive
+step "$KIT_LOGS/apt-update.log" "apt-get update" "${sudo[@]}" apt-get update
+step "$KIT_LOGS/apt-install.log" "apt-get install ${#pkgs[@]} packages" \
+	"${sudo[@]}" apt-get install -y --no-install-recommends "${pkgs[@]}"
+"$KIT_ROOT/vm/check-deps.sh"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# gdb.sh STAGE [GDB-ARGS...]: gdb on the stage's vmlinux with the kernel's
+# lx- scripts and the kit's helpers (vm/gdb/slubq.py) loaded, connected to
+# the QEMU gdb stub on the user's port.  GDB-ARGS go to gdb as they are.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+stage=$(stage_resolve "${1:-}")
+shift || true
+out=$KIT_BUILD/$stage
+[ -f "$out/vmlinux" ] || die "stage $stage is not built; run: make build STAGE=$stage"
+port=$(kit_gdb_port)
+(: <"/dev/tcp/127.0.0.1/$port") 2>/dev/null ||
+	die "no QEMU gdb stub on port $port; start one with: make boot STAGE=$stage (or use make lab)"
+
+# -nx: the kit's commands must not depend on a personal ~/.gdbinit.
+exec gdb -q -nx \
+	-iex "set pagination off" \
+	-iex "set confirm off" \
+	-iex "add-auto-load-safe-path $out" \
+	-ex "source $KIT_ROOT/vm/gdb/slubq.py" \
+	-ex "target remote 127.0.0.1:$port" \
+	"$@" "$out/vmlinux"

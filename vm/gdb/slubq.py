@@ -1,0 +1,321 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# gdb helpers of the SLUB+Q teaching kit, in the manner of the kernel's own
+# scripts/gdb/linux: convenience functions and commands that read the slab
+# allocator's state out of a kernel stopped under QEMU's gdb stub.
+#
+# Linux 6.1's scripts have no $lx_per_cpu_ptr and no lx-slabinfo, so the kit
+# brings its own per-CPU accessor and slab commands.  They look at the types
+# they find in vmlinux, so one file serves every stage of the kit: where a
+# stage changes struct kmem_cache_cpu or struct slab, the commands show what
+# that stage has.
+#
+# Loaded by vm/gdb.sh after vmlinux-gdb.py.
+
+import gdb
+
+# x86_64 with 4-level paging and no KASLR (the kit's config): where the
+# direct map and the struct page array start, unless the kernel says.
+PAGE_OFFSET_L4 = 0xFFFF888000000000
+VMEMMAP_START_L4 = 0xFFFFEA0000000000
+PAGE_SHIFT = 12
+# How many free objects a listing follows before it stops (a loop guard
+# against a corrupted freelist, too).
+FREELIST_LIMIT = 4096
+
+
+def ulong_type():
+    return gdb.lookup_type("unsigned long")
+
+
+def read_ulong(addr):
+    data = gdb.selected_inferior().read_memory(addr, 8)
+    return int.from_bytes(bytes(data), "little")
+
+
+def has_field(gdb_type, name):
+    return any(f.name == name for f in gdb_type.strip_typedefs().fields())
+
+
+def symbol_value(name, default):
+    """The value of a kernel variable, or DEFAULT when vmlinux has none."""
+    try:
+        return int(gdb.parse_and_eval(name))
+    except gdb.error:
+        return default
+
+
+def current_cpu():
+    """The CPU that the selected gdb thread is: QEMU makes one thread per
+    virtual CPU, numbered from 1."""
+    return gdb.selected_thread().num - 1
+
+
+def nr_cpu_ids():
+    return symbol_value("nr_cpu_ids", 1)
+
+
+def per_cpu_ptr(ptr, cpu):
+    """The address of CPU's copy of the per-CPU variable that PTR points to,
+    with PTR's type: what per_cpu_ptr() computes in the kernel."""
+    if cpu < 0:
+        cpu = current_cpu()
+    if cpu >= nr_cpu_ids():
+        raise gdb.GdbError("no CPU %d: this kernel has %d" % (cpu, nr_cpu_ids()))
+    offset = int(gdb.parse_and_eval("__per_cpu_offset[%d]" % cpu))
+    addr = (int(ptr.cast(ulong_type())) + offset) & 0xFFFFFFFFFFFFFFFF
+    return gdb.Value(addr).cast(ulong_type()).cast(ptr.type)
+
+
+class PerCpuPtr(gdb.Function):
+    """Return a per-CPU pointer for one CPU.
+
+$kit_per_cpu_ptr(PTR [, CPU]): PTR is a __percpu pointer such as
+s->cpu_slab; CPU defaults to the CPU gdb has selected.  Example:
+  print *$kit_per_cpu_ptr($kit_cache("kmalloc-64")->cpu_slab, 1)"""
+
+    def __init__(self):
+        super().__init__("kit_per_cpu_ptr")
+
+    def invoke(self, ptr, cpu=-1):
+        return per_cpu_ptr(ptr, int(cpu))
+
+
+def caches():
+    """Every struct kmem_cache * on the slab_caches list."""
+    cache_type = gdb.lookup_type("struct kmem_cache")
+    head = gdb.parse_and_eval("&slab_caches")
+    offset = [f.bitpos // 8 for f in cache_type.fields() if f.name == "list"][0]
+    node = head["next"]
+    while int(node) != int(head):
+        yield gdb.Value(int(node) - offset).cast(cache_type.pointer())
+        node = node["next"]
+
+
+def find_cache(spec):
+    """A cache by name, or by the address of its struct kmem_cache."""
+    spec = spec.strip()
+    for s in caches():
+        if s["name"].string() == spec:
+            return s
+    try:
+        return gdb.parse_and_eval(spec).cast(
+            gdb.lookup_type("struct kmem_cache").pointer())
+    except gdb.error:
+        raise gdb.GdbError("no cache named '%s' (kit-caches lists them)" % spec)
+
+
+class Cpu(gdb.Function):
+    """Return the number of the CPU that gdb has selected.
+
+$kit_cpu(): QEMU shows each virtual CPU as a thread; CPU n is thread n+1."""
+
+    def __init__(self):
+        super().__init__("kit_cpu")
+
+    def invoke(self):
+        return current_cpu()
+
+
+class Cache(gdb.Function):
+    """Return the struct kmem_cache * of the cache with this name.
+
+$kit_cache(NAME): for example print $kit_cache("kmalloc-64")->size"""
+
+    def __init__(self):
+        super().__init__("kit_cache")
+
+    def invoke(self, name):
+        return find_cache(name.string())
+
+
+def oo_objects(s):
+    return int(s["oo"]["x"]) & 0xFFFF
+
+
+def oo_order(s):
+    return int(s["oo"]["x"]) >> 16
+
+
+def free_pointer(s, obj):
+    """The next free object after OBJ on a SLUB freelist: the pointer that
+    stock SLUB keeps inside the free object, at s->offset (decoded when the
+    kernel hardens its freelists)."""
+    ptr_addr = obj + int(s["offset"])
+    value = read_ulong(ptr_addr)
+    if has_field(s.dereference().type, "random"):
+        swapped = int.from_bytes(ptr_addr.to_bytes(8, "little"), "big")
+        value ^= int(s["random"]) ^ swapped
+    return value & 0xFFFFFFFFFFFFFFFF
+
+
+def freelist(s, head):
+    """The objects on the freelist that starts at HEAD, in order."""
+    objects = []
+    obj = int(head)
+    while obj and len(objects) < FREELIST_LIMIT:
+        objects.append(obj)
+        obj = free_pointer(s, obj)
+    return objects
+
+
+def page_offset():
+    return symbol_value("page_offset_base", PAGE_OFFSET_L4)
+
+
+def vmemmap():
+    return symbol_value("vmemmap_base", VMEMMAP_START_L4)
+
+
+def virt_to_slab(addr):
+    """The struct slab * of the slab that holds the object at ADDR (the
+    kernel's virt_to_slab() for the direct map)."""
+    page_type = gdb.lookup_type("struct page")
+    pfn = (addr - page_offset()) >> PAGE_SHIFT
+    page = vmemmap() + pfn * page_type.sizeof
+    head = read_ulong(page + 8)  # page->compound_head, bit 0: a tail page
+    if head & 1:
+        page = head - 1
+    return gdb.Value(page).cast(gdb.lookup_type("struct slab").pointer())
+
+
+def slab_address(slab):
+    page_type = gdb.lookup_type("struct page")
+    pfn = (int(slab) - vmemmap()) // page_type.sizeof
+    return page_offset() + (pfn << PAGE_SHIFT)
+
+
+def describe_slab(slab):
+    """One line on a slab: where it is, whose it is, how full."""
+    fields = ["slab 0x%x" % int(slab), "memory 0x%x" % slab_address(slab)]
+    for name in ("objects", "inuse", "frozen"):
+        if has_field(slab.dereference().type, name):
+            fields.append("%s %d" % (name, int(slab[name])))
+    return ", ".join(fields)
+
+
+class VirtToSlab(gdb.Function):
+    """Return the struct slab * of the slab holding an address.
+
+$kit_virt_to_slab(ADDR): for example, in a breakpoint condition,
+  $kit_virt_to_slab(x) == $kit_per_cpu_ptr(s->cpu_slab)->slab"""
+
+    def __init__(self):
+        super().__init__("kit_virt_to_slab")
+
+    def invoke(self, addr):
+        return virt_to_slab(int(addr.cast(ulong_type())))
+
+
+class FreePointer(gdb.Function):
+    """Return the free pointer stored in a free object.
+
+$kit_free_pointer(S, OBJ): the next object on the freelist after OBJ in
+cache S, as stock SLUB's get_freepointer() reads it."""
+
+    def __init__(self):
+        super().__init__("kit_free_pointer")
+
+    def invoke(self, s, obj):
+        value = free_pointer(s, int(obj.cast(ulong_type())))
+        return gdb.Value(value).cast(gdb.lookup_type("void").pointer())
+
+
+class Caches(gdb.Command):
+    """List the slab caches: name, object size, objects per slab, order.
+
+kit-caches [SUBSTRING]: only the caches whose name contains SUBSTRING."""
+
+    def __init__(self):
+        super().__init__("kit-caches", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        gdb.write("%-24s %8s %8s %6s\n" % ("cache", "objsize", "objects", "order"))
+        for s in caches():
+            name = s["name"].string()
+            if arg.strip() in name:
+                gdb.write("%-24s %8d %8d %6d\n" % (name, int(s["object_size"]),
+                                                   oo_objects(s), oo_order(s)))
+
+
+class CpuSlab(gdb.Command):
+    """Show one cache's per-CPU state.
+
+kit-cpu-slab CACHE [CPU]: CACHE is a name (kmalloc-64) or an expression
+for a struct kmem_cache *; CPU defaults to the one gdb has selected.
+Prints the CPU's slab and its lockless freelist, object by object."""
+
+    def __init__(self):
+        super().__init__("kit-cpu-slab", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        argv = gdb.string_to_argv(arg)
+        if not argv:
+            raise gdb.GdbError("usage: kit-cpu-slab CACHE [CPU]")
+        s = find_cache(argv[0])
+        cpu = int(argv[1]) if len(argv) > 1 else current_cpu()
+        c = per_cpu_ptr(s["cpu_slab"], cpu)
+        gdb.write("cache %s: object size %d, slot size %d, free pointer at +%d,"
+                  " %d objects per slab\n" % (
+                      s["name"].string(), int(s["object_size"]), int(s["size"]),
+                      int(s["offset"]), oo_objects(s)))
+        gdb.write("cpu %d: kmem_cache_cpu at 0x%x, tid %d\n" % (
+            cpu, int(c), int(c["tid"])))
+        slab = c["slab"]
+        if int(slab) == 0:
+            gdb.write("cpu %d: no cpu slab\n" % cpu)
+        else:
+            gdb.write("cpu %d: %s\n" % (cpu, describe_slab(slab)))
+        objects = freelist(s, c["freelist"])
+        gdb.write("cpu %d freelist: %d free objects%s\n" % (
+            cpu, len(objects), ":" if objects else ""))
+        for i, obj in enumerate(objects[:8]):
+            gdb.write("  [%d] 0x%x\n" % (i, obj))
+        if len(objects) > 8:
+            gdb.write("  ... %d more\n" % (len(objects) - 8))
+
+
+class Slab(gdb.Command):
+    """Show the slab that holds an object, and which of its objects are free.
+
+kit-slab ADDRESS: ADDRESS is any address inside a slab's memory.  Prints
+one letter per object, F for free and U for used, as far as the slab's
+own freelist and the freelist of the CPU that owns it say."""
+
+    def __init__(self):
+        super().__init__("kit-slab", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        if not arg.strip():
+            raise gdb.GdbError("usage: kit-slab ADDRESS")
+        addr = int(gdb.parse_and_eval(arg).cast(ulong_type()))
+        slab = virt_to_slab(addr)
+        s = slab["slab_cache"]
+        base = slab_address(slab)
+        size = int(s["size"])
+        nr = oo_objects(s)
+        if has_field(slab.dereference().type, "objects"):
+            nr = int(slab["objects"])
+        gdb.write("%s\n" % describe_slab(slab))
+        gdb.write("cache %s, object 0x%x is index %d\n" % (
+            s["name"].string(), addr, (addr - base) // size))
+        free = set(freelist(s, slab["freelist"]))
+        for cpu in range(nr_cpu_ids()):
+            c = per_cpu_ptr(s["cpu_slab"], cpu)
+            if int(c["slab"]) == int(slab):
+                gdb.write("the cpu slab of cpu %d\n" % cpu)
+                free |= set(freelist(s, c["freelist"]))
+        marks = "".join("F" if base + i * size in free else "U" for i in range(nr))
+        gdb.write("objects (F free, U used): %d free of %d\n" % (len(free), nr))
+        for i in range(0, nr, 64):
+            gdb.write("  %4d: %s\n" % (i, marks[i:i + 64]))
+
+
+PerCpuPtr()
+Cpu()
+Cache()
+VirtToSlab()
+FreePointer()
+Caches()
+CpuSlab()
+Slab()

@@ -1,0 +1,92 @@
+# shellcheck shell=bash
+# Shared definitions for the kit's scripts: where things live, how a stage is
+# named, and how a long step reports itself.  Sourced, never run.
+
+KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+KIT_WORK=${KIT_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/slubq-kit}
+LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
+# The kernel tree, one for all stages: a git repository whose first commit
+# is the pristine packaged source.  Each stage builds in its own O= folder.
+KIT_TREE=$KIT_WORK/linux
+KIT_BUILD=$KIT_WORK/build
+KIT_LOGS=$KIT_WORK/logs
+export CCACHE_DIR=${CCACHE_DIR:-$KIT_WORK/ccache}
+
+die() {
+	printf 'error: %s\n' "$*" >&2
+	exit 1
+}
+
+note() {
+	printf '%s\n' "$*" >&2
+}
+
+# The Debian version of linux-source-6.1 the stage patches were made against.
+kit_recorded_version() {
+	cat "$KIT_ROOT/vm/linux-source.version"
+}
+
+# All stage folder names (NN-name), in order.
+kit_stages() {
+	local d
+	for d in "$KIT_ROOT"/stages/[0-9][0-9]-*/; do
+		[ -d "$d" ] && basename "$d"
+	done
+}
+
+# stage_resolve SPEC: print the folder name of the stage that SPEC names.
+# SPEC may be a number (0, 00, 7), a full name (07-queues) or empty (last).
+stage_resolve() {
+	local spec=${1:-} s all
+	all=$(kit_stages)
+	[ -n "$all" ] || die "no stages found under $KIT_ROOT/stages"
+	if [ -z "$spec" ]; then
+		printf '%s\n' "$all" | tail -n 1
+		return
+	fi
+	for s in $all; do
+		if [ "$spec" = "$s" ] ||
+			{ [[ $spec =~ ^[0-9]+$ ]] && [ "$((10#$spec))" -eq "$((10#${s%%-*}))" ]; }; then
+			printf '%s\n' "$s"
+			return
+		fi
+	done
+	die "unknown STAGE '$spec'; valid stages: $(printf '%s ' $all | sed 's/ $//')"
+}
+
+# step LOG DESCRIPTION COMMAND...: run COMMAND with its output in LOG, and
+# show one line when it starts and one when it ends, with the elapsed time.
+step() {
+	local log=$1 what=$2 start rc
+	shift 2
+	mkdir -p "$(dirname "$log")"
+	printf '==> %s (log: %s)\n' "$what" "$log" >&2
+	start=$SECONDS
+	# A subshell outside any condition, so that errexit holds inside a
+	# shell function given as COMMAND.
+	set +e
+	(
+		set -e
+		"$@"
+	) >"$log" 2>&1
+	rc=$?
+	set -e
+	if [ "$rc" -eq 0 ]; then
+		printf '    done in %s\n' "$(elapsed $((SECONDS - start)))" >&2
+	else
+		printf '    FAILED after %s; last lines of %s:\n' \
+			"$(elapsed $((SECONDS - start)))" "$log" >&2
+		tail -n 25 "$log" | sed 's/^/    | /' >&2
+		return "$rc"
+	fi
+}
+
+elapsed() {
+	printf '%dm%02ds' "$(($1 / 60))" "$(($1 % 60))"
+}
+
+# The gdb stub's TCP port: one per user, so that two students on one host do
+# not collide (as in MIT's xv6 labs).  GDB_PORT overrides it.
+kit_gdb_port() {
+	printf '%s\n' "${GDB_PORT:-$((20000 + $(id -u) % 10000))}"
+}

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# qemu.sh [--halted] [--run SCRIPT] [--append ARGS] STAGE
+# Boot the stage's kernel with the kit's initramfs under QEMU, serial
+# console on standard input and output, gdb stub on the user's port.
+#   --halted       stop at the first instruction until gdb says continue
+#   --run SCRIPT   have the guest's init run /kit/run/SCRIPT, then power off
+#   --append ARGS  more kernel command line (for example slub_debug=FZPU)
+# QEMU uses TCG unless KIT_ACCEL names another accelerator: KVM does not
+# work on the machines the kit was made on.
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+
+halt=() run= append=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--halted) halt=(-S) ;;
+	--run) run=${2:?--run needs a script name}; shift ;;
+	--append) append=${2:?--append needs arguments}; shift ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
+	shift
+done
+stage=$(stage_resolve "${1:-}")
+out=$KIT_BUILD/$stage
+[ -f "$out/arch/x86/boot/bzImage" ] || die "stage $stage is not built; run: make build STAGE=$stage"
+initramfs=$KIT_WORK/initramfs.cpio
+[ -f "$initramfs" ] || die "no initramfs at $initramfs; run: vm/build-initramfs.sh"
+
+port=$(kit_gdb_port)
+if (: <"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+	die "gdb port $port is in use (another QEMU of yours still running?);" \
+		"stop it, or pick another port: make ... GDB_PORT=N"
+fi
+
+cmdline="console=ttyS0 nokaslr panic=-1 kit.stage=$stage"
+[ -n "$run" ] && cmdline+=" kit.run=$run"
+[ -n "$append" ] && cmdline+=" $append"
+
+exec qemu-system-x86_64 \
+	-accel "${KIT_ACCEL:-tcg}" -smp 2 -m 512 \
+	-kernel "$out/arch/x86/boot/bzImage" -initrd "$initramfs" \
+	-append "$cmdline" \
+	-nographic -no-reboot \
+	-gdb "tcp:127.0.0.1:$port" "${halt[@]}"
