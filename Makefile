@@ -4,8 +4,10 @@
 # STAGE picks a stage by number (STAGE=0) or folder name; the default is the
 # last stage.  KIT_WORK moves the work directory (kernel tree, builds,
 # logs; default ~/.cache/slubq-kit) and GDB_PORT the gdb stub's port.
+# APPEND adds kernel parameters to boot and lab (APPEND=slub_debug=FZPU).
 
 STAGE ?=
+export KIT_APPEND := $(APPEND)
 
 .PHONY: help deps build boot gdb lab walkthrough test docs clean
 help:

@@ -2,6 +2,7 @@
 # build.sh: render the kit's handouts (README, stage and lab READMEs, docs)
 # to HTML with pandoc and the diagrams to SVG with graphviz, in docs/html.
 set -euo pipefail
+# shellcheck source=../vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
 cd "$KIT_ROOT"
 

@@ -4,6 +4,7 @@
 # smoke test, and the gdb walkthrough checked against its expected patterns.
 # Prints one line per check and ends with "N passed, N failed".
 set -euo pipefail
+# shellcheck source=../vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
 cd "$KIT_ROOT"
 
@@ -62,7 +63,8 @@ matches_all() {
 shell_scripts() {
 	grep -lE '^#!.*(bash|/sh)' vm/*.sh vm/guest/init vm/guest/run/* tests/*.sh docs/*.sh .ci/run
 }
-check "shellcheck is clean on the kit's scripts" shellcheck -x $(shell_scripts)
+mapfile -t scripts < <(shell_scripts)
+check "shellcheck is clean on the kit's scripts" shellcheck -x "${scripts[@]}"
 check "the gdb helpers compile" python3 -m py_compile vm/gdb/slubq.py
 
 # --- Bad input gets a one-line error ------------------------------------
@@ -126,7 +128,7 @@ walkthrough() {
 lab_reaches_prompt() {
 	printf 'info registers rip\nquit\n' | vm/lab.sh "$1" >"$out/lab" 2>&1
 	cat "$out/lab"
-	grep -qE '^rip +0xfff0 ' "$out/lab"
+	grep -qE '\(gdb\) rip +0xfff0 ' "$out/lab"
 }
 
 port_in_use() {

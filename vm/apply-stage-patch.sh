@@ -3,6 +3,7 @@
 # pristine tree with no fuzz.  When it does not apply, say which files and
 # hunks fail and which kernel the kit expected, and change nothing.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ $# -eq 2 ] || die "usage: apply-stage-patch.sh TREE PATCH"

@@ -3,6 +3,7 @@
 # libraries it loads), the kit's init and its guest scripts into
 # $KIT_WORK/initramfs.cpio, an uncompressed newc archive.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 out=$KIT_WORK/initramfs.cpio

@@ -3,6 +3,7 @@
 # build bzImage, vmlinux and the gdb scripts in the stage's build folder.
 # With ccache, a rebuild after a stage change takes seconds.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 stage=$(stage_resolve "${1:-}")

@@ -3,6 +3,7 @@
 # option that a FRAGMENT sets (or unsets) does not have that value in CONFIG.
 # olddefconfig silently drops options whose dependencies are missing.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ $# -ge 2 ] || die "usage: check-config.sh CONFIG FRAGMENT..."

@@ -2,6 +2,7 @@
 # Check that every package in vm/packages.txt is installed; name the missing
 # ones and the command that installs them.  KIT_PACKAGES overrides the list.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 list=${KIT_PACKAGES:-$KIT_ROOT/vm/packages.txt}

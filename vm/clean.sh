@@ -3,6 +3,7 @@
 # work directory.  The unpacked source and the ccache stay: they are what
 # makes the next build quick.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 rm -rf "$KIT_BUILD" "$KIT_LOGS" "$KIT_WORK/initramfs.cpio"

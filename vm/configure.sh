@@ -3,6 +3,7 @@
 # tinyconfig, then vm/kit.config (and the stage's own kit.config, if it has
 # one) merged with the kernel's merge_config.sh, then checked.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 stage=$(stage_resolve "${1:-}")

@@ -2,6 +2,7 @@
 # Install the Debian packages in vm/packages.txt.  Quick when all are there:
 # apt-get only runs for what is missing.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 if "$KIT_ROOT/vm/check-deps.sh" 2>/dev/null; then

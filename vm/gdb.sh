@@ -3,6 +3,7 @@
 # lx- scripts and the kit's helpers (vm/gdb/slubq.py) loaded, connected to
 # the QEMU gdb stub on the user's port.  GDB-ARGS go to gdb as they are.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 stage=$(stage_resolve "${1:-}")

@@ -5,6 +5,7 @@
 # walkthrough.gdb in batch mode and print the transcript.  QEMU stops when
 # gdb does.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 walkthrough=0
@@ -19,7 +20,7 @@ mkdir -p "$logs"
 
 # A walkthrough may name the guest script that drives it and extra kernel
 # parameters in header lines: "# kit-run: NAME", "# kit-append: ARGS".
-run=churn append=
+run=churn append=''
 if [ "$walkthrough" -eq 1 ]; then
 	[ -f "$script" ] || die "stage $stage has no walkthrough ($script)"
 	run=$(sed -n 's/^# kit-run: *//p' "$script" | head -n 1)

@@ -1,4 +1,4 @@
-# shellcheck shell=bash
+# shellcheck shell=bash disable=SC2034
 # Shared definitions for the kit's scripts: where things live, how a stage is
 # named, and how a long step reports itself.  Sourced, never run.
 
@@ -51,7 +51,7 @@ stage_resolve() {
 			return
 		fi
 	done
-	die "unknown STAGE '$spec'; valid stages: $(printf '%s ' $all | sed 's/ $//')"
+	die "unknown STAGE '$spec'; valid stages: $(printf '%s\n' "$all" | paste -sd ' ')"
 }
 
 # step LOG DESCRIPTION COMMAND...: run COMMAND with its output in LOG, and

@@ -2,6 +2,7 @@
 # prepare-stage.sh STAGE: make the work tree hold exactly that stage's
 # source, pristine 6.1 plus the stage's cumulative patch.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 stage=$(stage_resolve "${1:-}")

@@ -6,16 +6,18 @@
 #   --run SCRIPT   have the guest's init run /kit/run/SCRIPT, then power off
 #   --append ARGS  more kernel command line (for example slub_debug=FZPU)
 # QEMU uses TCG unless KIT_ACCEL names another accelerator: KVM does not
-# work on the machines the kit was made on.
+# work on the machines the kit was made on.  KIT_APPEND (make's APPEND=)
+# adds kernel parameters too.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-halt=() run= append=
+halt=() run='' append=${KIT_APPEND:+ $KIT_APPEND}
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--halted) halt=(-S) ;;
 	--run) run=${2:?--run needs a script name}; shift ;;
-	--append) append=${2:?--append needs arguments}; shift ;;
+	--append) append+=" ${2:?--append needs arguments}"; shift ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -35,10 +37,12 @@ fi
 
 cmdline="console=ttyS0 nokaslr panic=-1 kit.stage=$stage"
 [ -n "$run" ] && cmdline+=" kit.run=$run"
-[ -n "$append" ] && cmdline+=" $append"
+cmdline+=$append
 
+# Two sockets of one core: the kernel has no ACPI, and SeaBIOS's MP table
+# lists one CPU per socket, so "-smp 2" alone (two cores) boots with one.
 exec qemu-system-x86_64 \
-	-accel "${KIT_ACCEL:-tcg}" -smp 2 -m 512 \
+	-accel "${KIT_ACCEL:-tcg}" -smp 2,sockets=2,cores=1,threads=1 -m 512 \
 	-kernel "$out/arch/x86/boot/bzImage" -initrd "$initramfs" \
 	-append "$cmdline" \
 	-nographic -no-reboot \

@@ -3,6 +3,7 @@
 # repository whose first commit, tagged "pristine", is the source as Debian
 # ships it.  Does nothing when the tree is already there for this version.
 set -euo pipefail
+# shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 [ -f "$LINUX_TARBALL" ] ||

@@ -34,7 +34,14 @@ def read_ulong(addr):
 
 
 def has_field(gdb_type, name):
-    return any(f.name == name for f in gdb_type.strip_typedefs().fields())
+    """Whether a struct has a member NAME, also inside anonymous unions and
+    structs (as struct slab's counters bit fields are)."""
+    for f in gdb_type.strip_typedefs().fields():
+        if f.name == name:
+            return True
+        if f.name is None and has_field(f.type, name):
+            return True
+    return False
 
 
 def symbol_value(name, default):
@@ -115,6 +122,34 @@ $kit_cpu(): QEMU shows each virtual CPU as a thread; CPU n is thread n+1."""
 
     def invoke(self):
         return current_cpu()
+
+
+class CpuFreelist(gdb.Function):
+    """Return the head of a cache's lockless freelist on one CPU.
+
+$kit_cpu_freelist(S [, CPU]): S is a struct kmem_cache *; CPU defaults to
+the one gdb has selected.  The same as $kit_per_cpu_ptr(S->cpu_slab)->freelist,
+but usable on the right of && in a breakpoint condition: gdb evaluates that
+side without calling Python when the left side is false, and a member of
+the placeholder it gets would be an error."""
+
+    def __init__(self):
+        super().__init__("kit_cpu_freelist")
+
+    def invoke(self, s, cpu=-1):
+        return per_cpu_ptr(s["cpu_slab"], int(cpu))["freelist"]
+
+
+class CpuSlabOf(gdb.Function):
+    """Return the struct slab * of a cache's CPU slab on one CPU.
+
+$kit_cpu_slab(S [, CPU]): as $kit_cpu_freelist, for c->slab."""
+
+    def __init__(self):
+        super().__init__("kit_cpu_slab")
+
+    def invoke(self, s, cpu=-1):
+        return per_cpu_ptr(s["cpu_slab"], int(cpu))["slab"]
 
 
 class Cache(gdb.Function):
@@ -313,6 +348,8 @@ own freelist and the freelist of the CPU that owns it say."""
 
 PerCpuPtr()
 Cpu()
+CpuFreelist()
+CpuSlabOf()
 Cache()
 VirtToSlab()
 FreePointer()
