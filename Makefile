@@ -9,7 +9,7 @@
 STAGE ?=
 export KIT_APPEND := $(APPEND)
 
-.PHONY: help deps build boot gdb lab walkthrough test docs clean
+.PHONY: help deps build boot gdb lab walkthrough delta test docs clean
 help:
 	@echo "make deps                install the Debian packages the kit uses"
 	@echo "make lab STAGE=N         build, boot halted under QEMU, attach gdb: the lab"
@@ -17,6 +17,7 @@ help:
 	@echo "make boot STAGE=N        build and boot to a shell on the serial console"
 	@echo "make gdb STAGE=N         attach gdb to a kernel started with make boot"
 	@echo "make build STAGE=N       build the stage's kernel and the initramfs"
+	@echo "make delta STAGE=N       what stage N changes over stage N-1"
 	@echo "make test                build, boot and check every stage"
 	@echo "make docs                the handouts as HTML, the diagrams as SVG"
 	@echo "make clean               remove the builds (keeps the source and ccache)"
@@ -40,6 +41,9 @@ lab: build
 
 walkthrough: build
 	@vm/lab.sh --walkthrough "$(STAGE)"
+
+delta:
+	@vm/series.sh delta "$(STAGE)"
 
 test: deps
 	@tests/run.sh

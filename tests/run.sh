@@ -65,7 +65,7 @@ shell_scripts() {
 }
 mapfile -t scripts < <(shell_scripts)
 check "shellcheck is clean on the kit's scripts" shellcheck -x "${scripts[@]}"
-check "the gdb helpers compile" python3 -m py_compile vm/gdb/slubq.py
+check "the gdb helpers compile" python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' vm/gdb/slubq.py
 
 # --- Bad input gets a one-line error ------------------------------------
 check "an unknown STAGE is refused, naming the valid ones" \
@@ -142,7 +142,35 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.s
 	return "$rc"
 }
 
+# The series round trip: patches -> one commit per stage -> patches.
+series_round_trip() {
+	local stage
+	KIT_SERIES_BRANCH=kit-test-round-trip vm/series.sh import
+	KIT_SERIES_BRANCH=kit-test-round-trip vm/series.sh export "$out/series"
+	for stage in $(kit_stages | tail -n +2); do
+		cmp "stages/$stage/stage.patch" "$out/series/$stage/stage.patch" || return 1
+	done
+}
+
+# make delta: empty exactly where two cumulative patches are the same.
+delta_matches_patches() {
+	local prev='' stage
+	for stage in $(kit_stages); do
+		if [ -n "$prev" ]; then
+			make --no-print-directory delta STAGE="$stage" >"$out/delta"
+			if cmp -s "stages/$prev/stage.patch" "stages/$stage/stage.patch"; then
+				[ ! -s "$out/delta" ] || { echo "$stage: delta not empty"; return 1; }
+			else
+				grep -q '^diff --git' "$out/delta" || { echo "$stage: delta empty"; return 1; }
+			fi
+		fi
+		prev=$stage
+	done
+}
+
 check "the initramfs builds" vm/build-initramfs.sh
+check "the series survives import and export byte for byte" series_round_trip
+check "make delta is empty exactly for the stages that change nothing" delta_matches_patches
 for stage in $(kit_stages); do
 	check "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
 	check "stage $stage: boots to the ready line and passes the smoke test" boot_smoke "$stage"

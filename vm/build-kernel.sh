@@ -9,6 +9,14 @@ set -euo pipefail
 stage=$(stage_resolve "${1:-}")
 out=$KIT_BUILD/$stage
 "$KIT_ROOT/vm/check-deps.sh"
+
+# KIT_BUILD/STAGE is a link to the build of the stage's key, shared by the
+# stages that build the same kernel.
+key=kernel-$(stage_key "$stage")
+mkdir -p "$KIT_BUILD/$key"
+[ -L "$out" ] || rm -rf "$out"
+ln -sfn "$key" "$out"
+
 "$KIT_ROOT/vm/prepare-stage.sh" "$stage"
 "$KIT_ROOT/vm/configure.sh" "$stage"
 
@@ -20,4 +28,4 @@ build() {
 			-j"$(nproc)" modules
 	fi
 }
-step "$KIT_LOGS/$stage/build.log" "building the stage $stage kernel" build
+step "$KIT_LOGS/$stage/build.log" "building the stage $stage kernel ($KIT_BUILD/$key)" build

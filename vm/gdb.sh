@@ -8,8 +8,8 @@ set -euo pipefail
 
 stage=$(stage_resolve "${1:-}")
 shift || true
-out=$KIT_BUILD/$stage
-[ -f "$out/vmlinux" ] || die "stage $stage is not built; run: make build STAGE=$stage"
+[ -f "$KIT_BUILD/$stage/vmlinux" ] || die "stage $stage is not built; run: make build STAGE=$stage"
+out=$(realpath "$KIT_BUILD/$stage")
 port=$(kit_gdb_port)
 (: <"/dev/tcp/127.0.0.1/$port") 2>/dev/null ||
 	die "no QEMU gdb stub on port $port; start one with: make boot STAGE=$stage (or use make lab)"

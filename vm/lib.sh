@@ -54,6 +54,17 @@ stage_resolve() {
 	die "unknown STAGE '$spec'; valid stages: $(printf '%s\n' "$all" | paste -sd ' ')"
 }
 
+# stage_key STAGE: a digest of what the stage's kernel is built from, its
+# cumulative patch and config fragments.  Stages with equal keys (a stage
+# that changes nothing in 6.1) share one build folder.
+stage_key() {
+	local f
+	for f in "$KIT_ROOT/stages/$1/stage.patch" "$KIT_ROOT/vm/kit.config" \
+		"$KIT_ROOT/stages/$1/kit.config"; do
+		if [ -f "$f" ]; then cat "$f"; fi
+	done | sha256sum | cut -c1-12
+}
+
 # step LOG DESCRIPTION COMMAND...: run COMMAND with its output in LOG, and
 # show one line when it starts and one when it ends, with the elapsed time.
 step() {

@@ -12,7 +12,7 @@ patch=$KIT_ROOT/stages/$stage/stage.patch
 "$KIT_ROOT/vm/unpack-source.sh"
 
 stamp=$KIT_TREE/.git/kit-stage
-want="$stage $(sha256sum <"$patch" | cut -d' ' -f1)"
+want=$(sha256sum <"$patch" | cut -d' ' -f1)
 if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
 	exit 0
 fi

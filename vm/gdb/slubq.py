@@ -19,6 +19,35 @@ import gdb
 PAGE_OFFSET_L4 = 0xFFFF888000000000
 VMEMMAP_START_L4 = 0xFFFFEA0000000000
 PAGE_SHIFT = 12
+# Cache flags of Linux 6.1 (include/linux/slab.h, mm/slab.h, mm/slub.c).
+# They are #defines, which DWARF does not carry, hence this table.
+SLAB_FLAGS = [
+    (0x00000100, "SLAB_CONSISTENCY_CHECKS"),
+    (0x00000400, "SLAB_RED_ZONE"),
+    (0x00000800, "SLAB_POISON"),
+    (0x00001000, "SLAB_KMALLOC"),
+    (0x00002000, "SLAB_HWCACHE_ALIGN"),
+    (0x00004000, "SLAB_CACHE_DMA"),
+    (0x00008000, "SLAB_CACHE_DMA32"),
+    (0x00010000, "SLAB_STORE_USER"),
+    (0x00020000, "SLAB_RECLAIM_ACCOUNT"),
+    (0x00040000, "SLAB_PANIC"),
+    (0x00080000, "SLAB_TYPESAFE_BY_RCU"),
+    (0x00100000, "SLAB_MEM_SPREAD"),
+    (0x00200000, "SLAB_TRACE"),
+    (0x00400000, "SLAB_DEBUG_OBJECTS"),
+    (0x00800000, "SLAB_NOLEAKTRACE"),
+    (0x01000000, "SLAB_FAILSLAB"),
+    (0x04000000, "SLAB_ACCOUNT"),
+    (0x08000000, "SLAB_KASAN"),
+    (0x10000000, "SLAB_NO_USER_FLAGS"),
+    (0x20000000, "SLAB_SKIP_KFENCE"),
+    (0x40000000, "__CMPXCHG_DOUBLE"),
+    (0x80000000, "__OBJECT_POISON"),
+]
+# SLAB_DEBUG_FLAGS with CONFIG_SLUB_DEBUG: what kmem_cache_debug() tests.
+SLAB_DEBUG_FLAGS = 0x00000100 | 0x00000400 | 0x00000800 | 0x00010000 | 0x00200000
+
 # How many free objects a listing follows before it stops (a loop guard
 # against a corrupted freelist, too).
 FREELIST_LIMIT = 4096
@@ -152,6 +181,18 @@ $kit_cpu_slab(S [, CPU]): as $kit_cpu_freelist, for c->slab."""
         return per_cpu_ptr(s["cpu_slab"], int(cpu))["slab"]
 
 
+class NrCaches(gdb.Function):
+    """Return how many caches are on the slab_caches list.
+
+$kit_nr_caches(): each has its own struct kmem_cache_cpu on every CPU."""
+
+    def __init__(self):
+        super().__init__("kit_nr_caches")
+
+    def invoke(self):
+        return sum(1 for _ in caches())
+
+
 class Cache(gdb.Function):
     """Return the struct kmem_cache * of the cache with this name.
 
@@ -256,6 +297,45 @@ cache S, as stock SLUB's get_freepointer() reads it."""
         return gdb.Value(value).cast(gdb.lookup_type("void").pointer())
 
 
+def flag_names(flags):
+    names = [name for bit, name in SLAB_FLAGS if flags & bit]
+    rest = flags & ~sum(bit for bit, _ in SLAB_FLAGS)
+    if rest:
+        names.append("0x%x" % rest)
+    return " | ".join(names) or "0"
+
+
+class CacheDebug(gdb.Function):
+    """Return whether a cache is in debug mode, as kmem_cache_debug() says.
+
+$kit_cache_debug(S): S->flags & SLAB_DEBUG_FLAGS, non-zero when any of
+slub_debug's F, Z, P, U or T is on for cache S.  kmem_cache_debug() is an
+inline function: gdb cannot call it."""
+
+    def __init__(self):
+        super().__init__("kit_cache_debug")
+
+    def invoke(self, s):
+        return int(s["flags"]) & SLAB_DEBUG_FLAGS
+
+
+class CacheFlags(gdb.Command):
+    """Show a cache's flags by name.
+
+kit-cache-flags CACHE: CACHE is a name or a struct kmem_cache * expression."""
+
+    def __init__(self):
+        super().__init__("kit-cache-flags", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        s = find_cache(arg)
+        flags = int(s["flags"])
+        gdb.write("cache %s: flags 0x%x = %s\n" % (
+            s["name"].string(), flags, flag_names(flags)))
+        gdb.write("cache %s: kmem_cache_debug() is %s\n" % (
+            s["name"].string(), "true" if flags & SLAB_DEBUG_FLAGS else "false"))
+
+
 class Caches(gdb.Command):
     """List the slab caches: name, object size, objects per slab, order.
 
@@ -313,7 +393,8 @@ Prints the CPU's slab and its lockless freelist, object by object."""
 class Slab(gdb.Command):
     """Show the slab that holds an object, and which of its objects are free.
 
-kit-slab ADDRESS: ADDRESS is any address inside a slab's memory.  Prints
+kit-slab ADDRESS: ADDRESS is any address inside a slab's memory, or a
+struct slab * (or struct page *) expression.  Prints
 one letter per object, F for free and U for used, as far as the slab's
 own freelist and the freelist of the CPU that owns it say."""
 
@@ -323,8 +404,15 @@ own freelist and the freelist of the CPU that owns it say."""
     def invoke(self, arg, from_tty):
         if not arg.strip():
             raise gdb.GdbError("usage: kit-slab ADDRESS")
-        addr = int(gdb.parse_and_eval(arg).cast(ulong_type()))
-        slab = virt_to_slab(addr)
+        value = gdb.parse_and_eval(arg)
+        target = value.type.strip_typedefs()
+        if (target.code == gdb.TYPE_CODE_PTR and
+                str(target.target().strip_typedefs()) in ("struct slab", "struct page")):
+            slab = value.cast(gdb.lookup_type("struct slab").pointer())
+            addr = slab_address(slab)
+        else:
+            addr = int(value.cast(ulong_type()))
+            slab = virt_to_slab(addr)
         s = slab["slab_cache"]
         base = slab_address(slab)
         size = int(s["size"])
@@ -348,11 +436,14 @@ own freelist and the freelist of the CPU that owns it say."""
 
 PerCpuPtr()
 Cpu()
+NrCaches()
 CpuFreelist()
 CpuSlabOf()
 Cache()
 VirtToSlab()
 FreePointer()
+CacheDebug()
+CacheFlags()
 Caches()
 CpuSlab()
 Slab()
