@@ -67,6 +67,20 @@ mapfile -t scripts < <(shell_scripts)
 check "shellcheck is clean on the kit's scripts" shellcheck -x "${scripts[@]}"
 check "the gdb helpers compile" python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' vm/gdb/slubq.py
 
+# make docs: an HTML page per handout, an SVG per diagram.
+docs_build() {
+	local md dot
+	rm -rf docs/html
+	make --no-print-directory docs
+	for md in README.md docs/*.md stages/*/README.md labs/*/README.md solutions/*.md; do
+		[ -s "docs/html/$(printf '%s' "${md%.md}" | tr '/' '-').html" ] || { echo "no HTML for $md"; return 1; }
+	done
+	for dot in diagrams/*.dot; do
+		grep -q '<svg' "docs/html/$(basename "${dot%.dot}").svg" || { echo "no SVG for $dot"; return 1; }
+	done
+}
+check "make docs renders every handout and diagram" docs_build
+
 # --- Bad input gets a one-line error ------------------------------------
 check "an unknown STAGE is refused, naming the valid ones" \
 	fails_with "unknown STAGE '99'; valid stages: $(kit_stages | tr '\n' ' ' | sed 's/ $//')" \
@@ -110,10 +124,13 @@ check "  ... and passes a config that has them all" vm/check-config.sh "$out/con
 # --- Every stage: build, boot, walk through -----------------------------
 boot_smoke() {
 	local stage=$1 console=$KIT_LOGS/$1/smoke.log
-	timeout 300 vm/qemu.sh --run smoke "$stage" </dev/null >"$console" 2>&1 || true
+	# The serial console ends its lines with CR LF: keep the LF only.
+	timeout 300 vm/qemu.sh --run smoke "$stage" </dev/null 2>&1 | tr -d '\r' >"$console" || true
 	cat "$console"
 	grep -q "^kit-init: ready: stage $stage," "$console"
 	grep -q '^smoke: passed' "$console"
+	# The kernel's own SLUB KUnit suite ran at boot, and passed.
+	grep -qE '^ *ok [0-9]+ slub_test$' "$console"
 	! grep -qE '(BUG|WARNING):|Oops|Kernel panic|Call Trace' "$console"
 }
 

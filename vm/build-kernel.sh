@@ -10,12 +10,26 @@ stage=$(stage_resolve "${1:-}")
 out=$KIT_BUILD/$stage
 "$KIT_ROOT/vm/check-deps.sh"
 
+# One build at a time: all stages share the one source tree.
+mkdir -p "$KIT_WORK"
+exec 9>"$KIT_WORK/build.lock"
+flock -n 9 || { note "waiting for another build in $KIT_WORK to finish"; flock 9; }
+
 # KIT_BUILD/STAGE is a link to the build of the stage's key, shared by the
 # stages that build the same kernel.
 key=kernel-$(stage_key "$stage")
 mkdir -p "$KIT_BUILD/$key"
 [ -L "$out" ] || rm -rf "$out"
 ln -sfn "$key" "$out"
+# A build folder that no stage's key names any more (the config or a patch
+# changed) is 400 MB of nothing: remove it.
+for dir in "$KIT_BUILD"/kernel-*; do
+	used=0
+	for s in $(kit_stages); do
+		[ "$dir" = "$KIT_BUILD/kernel-$(stage_key "$s")" ] && used=1
+	done
+	[ "$used" -eq 1 ] || rm -rf "$dir"
+done
 
 "$KIT_ROOT/vm/prepare-stage.sh" "$stage"
 "$KIT_ROOT/vm/configure.sh" "$stage"

@@ -283,6 +283,19 @@ $kit_virt_to_slab(ADDR): for example, in a breakpoint condition,
         return virt_to_slab(int(addr.cast(ulong_type())))
 
 
+class SlabCache(gdb.Function):
+    """Return the cache that owns the slab holding an address.
+
+$kit_slab_cache(ADDR): $kit_virt_to_slab(ADDR)->slab_cache, usable on the
+right of && in a condition (see $kit_cpu_freelist)."""
+
+    def __init__(self):
+        super().__init__("kit_slab_cache")
+
+    def invoke(self, addr):
+        return virt_to_slab(int(addr.cast(ulong_type())))["slab_cache"]
+
+
 class FreePointer(gdb.Function):
     """Return the free pointer stored in a free object.
 
@@ -441,6 +454,7 @@ CpuFreelist()
 CpuSlabOf()
 Cache()
 VirtToSlab()
+SlabCache()
 FreePointer()
 CacheDebug()
 CacheFlags()
