@@ -62,7 +62,8 @@ export_patches() {
 		[ -d "$KIT_ROOT/stages/$stage" ] ||
 			die "commit $commit: subject does not start with a stage folder name"
 		mkdir -p "$dir/$stage"
-		git_tree diff --no-color --no-ext-diff --src-prefix=a/ --dst-prefix=b/ \
+		# --full-index: abbreviated ids would vary with the repository.
+		git_tree diff --no-color --no-ext-diff --full-index --src-prefix=a/ --dst-prefix=b/ \
 			pristine "$commit" >"$dir/$stage/stage.patch"
 		note "wrote $dir/$stage/stage.patch"
 	done
