@@ -13,10 +13,20 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 # check NAME COMMAND...: one test; its output is shown only when it fails.
+# COMMAND runs with errexit in a subshell outside any condition (bash
+# ignores errexit inside one), so that a test function fails at the first
+# command that fails, not only at its last.
 check() {
-	local name=$1 start=$SECONDS
+	local name=$1 start=$SECONDS rc
 	shift
-	if "$@" >"$out/last" 2>&1; then
+	set +e
+	(
+		set -e
+		"$@"
+	) >"$out/last" 2>&1
+	rc=$?
+	set -e
+	if [ "$rc" -eq 0 ]; then
 		passed=$((passed + 1))
 		printf 'ok %d - %s (%ds)\n' "$((passed + failed))" "$name" "$((SECONDS - start))"
 	else
@@ -131,7 +141,10 @@ boot_smoke() {
 	grep -q '^smoke: passed' "$console"
 	# The kernel's own SLUB KUnit suite ran at boot, and passed.
 	grep -qE '^ *ok [0-9]+ slub_test$' "$console"
-	! grep -qE '(BUG|WARNING):|Oops|Kernel panic|Call Trace' "$console"
+	if grep -E '(BUG|WARNING):|Oops|Kernel panic|Call Trace' "$console"; then
+		echo "the kernel complained: see $console"
+		return 1
+	fi
 }
 
 walkthrough() {
