@@ -31,7 +31,9 @@ qemu_args=(--halted --run "$run")
 [ -n "$append" ] && qemu_args+=(--append "$append")
 
 console=$logs/console.log
-"$KIT_ROOT/vm/qemu.sh" "${qemu_args[@]}" "$stage" </dev/null >"$console" 2>&1 &
+# In a session of its own, so that the Ctrl-C a student types to stop the
+# kernel in gdb does not reach QEMU and end it.
+setsid "$KIT_ROOT/vm/qemu.sh" "${qemu_args[@]}" "$stage" </dev/null >"$console" 2>&1 &
 qemu=$!
 trap 'kill "$qemu" 2>/dev/null || true; wait "$qemu" 2>/dev/null || true' EXIT
 
