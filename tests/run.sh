@@ -13,20 +13,12 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
 # check NAME COMMAND...: one test; its output is shown only when it fails.
-# COMMAND runs with errexit in a subshell outside any condition (bash
-# ignores errexit inside one), so that a test function fails at the first
-# command that fails, not only at its last.
+# A test function fails at its first failing command (see run_logged).
 check() {
-	local name=$1 start=$SECONDS rc
+	local name=$1 start=$SECONDS
 	shift
-	set +e
-	(
-		set -e
-		"$@"
-	) >"$out/last" 2>&1
-	rc=$?
-	set -e
-	if [ "$rc" -eq 0 ]; then
+	run_logged "$out/last" "$@"
+	if [ "$run_status" -eq 0 ]; then
 		passed=$((passed + 1))
 		printf 'ok %d - %s (%ds)\n' "$((passed + failed))" "$name" "$((SECONDS - start))"
 	else

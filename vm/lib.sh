@@ -11,6 +11,10 @@ KIT_TREE=$KIT_WORK/linux
 KIT_BUILD=$KIT_WORK/build
 KIT_LOGS=$KIT_WORK/logs
 export CCACHE_DIR=${CCACHE_DIR:-$KIT_WORK/ccache}
+# Each stage builds in its own O= folder; without this, ccache would hash
+# that folder into every object with debug info and share nothing between
+# stages.  Sources are named by absolute path, so gdb still finds them.
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 
 die() {
 	printf 'error: %s\n' "$*" >&2
@@ -65,6 +69,23 @@ stage_key() {
 	done | sha256sum | cut -c1-12
 }
 
+# run_logged LOG COMMAND...: run COMMAND with errexit in a subshell, its
+# output in LOG, and leave its exit status in run_status.  Bash ignores
+# errexit inside a condition, down into subshells and functions, so the
+# status is not returned for the caller to test: a shell function given as
+# COMMAND must stop at its first failing command, not only at its last.
+run_logged() {
+	local log=$1
+	shift
+	set +e
+	(
+		set -e
+		"$@"
+	) >"$log" 2>&1
+	run_status=$?
+	set -e
+}
+
 # step LOG DESCRIPTION COMMAND...: run COMMAND with its output in LOG, and
 # show one line when it starts and one when it ends, with the elapsed time.
 step() {
@@ -73,15 +94,8 @@ step() {
 	mkdir -p "$(dirname "$log")"
 	printf '==> %s (log: %s)\n' "$what" "$log" >&2
 	start=$SECONDS
-	# A subshell outside any condition, so that errexit holds inside a
-	# shell function given as COMMAND.
-	set +e
-	(
-		set -e
-		"$@"
-	) >"$log" 2>&1
-	rc=$?
-	set -e
+	run_logged "$log" "$@"
+	rc=$run_status
 	if [ "$rc" -eq 0 ]; then
 		printf '    done in %s\n' "$(elapsed $((SECONDS - start)))" >&2
 	else
