@@ -190,9 +190,20 @@ delta_matches_patches() {
 	done
 }
 
+# The kernel's own style checker, on all the code the kit adds to 6.1.
+checkpatch_clean() {
+	local stage
+	for stage in $(kit_stages); do
+		[ -s "stages/$stage/stage.patch" ] || continue
+		echo "== $stage"
+		perl "$KIT_TREE/scripts/checkpatch.pl" --no-tree --quiet - <"stages/$stage/stage.patch"
+	done
+}
+
 check "the initramfs builds" vm/build-initramfs.sh
 check "the series survives import and export byte for byte" series_round_trip
 check "make delta is empty exactly for the stages that change nothing" delta_matches_patches
+check "scripts/checkpatch.pl is clean on every stage patch" checkpatch_clean
 for stage in $(kit_stages); do
 	check "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
 	check "stage $stage: boots to the ready line and passes the smoke test" boot_smoke "$stage"
