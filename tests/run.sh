@@ -204,9 +204,16 @@ check "the initramfs builds" vm/build-initramfs.sh
 check "the series survives import and export byte for byte" series_round_trip
 check "make delta is empty exactly for the stages that change nothing" delta_matches_patches
 check "scripts/checkpatch.pl is clean on every stage patch" checkpatch_clean
+smoked=' '
 for stage in $(kit_stages); do
 	check "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
-	check "stage $stage: boots to the ready line and passes the smoke test" boot_smoke "$stage"
+	# Stages that change nothing boot the kernel of the stage before them:
+	# one smoke boot per distinct kernel.
+	key=$(stage_key "$stage")
+	if [[ $smoked != *" $key "* ]]; then
+		check "stage $stage: boots to the ready line and passes the smoke test" boot_smoke "$stage"
+		smoked+="$key "
+	fi
 	check "stage $stage: the walkthrough's transcript has what it should" walkthrough "$stage"
 done
 last=$(kit_stages | tail -n 1)

@@ -35,11 +35,9 @@ done
 "$KIT_ROOT/vm/configure.sh" "$stage"
 
 build() {
-	make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC="ccache gcc" \
-		-j"$(nproc)" bzImage scripts_gdb
+	kernel_make "$out" -j"$(nproc)" bzImage scripts_gdb
 	if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
-		make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC="ccache gcc" \
-			-j"$(nproc)" modules
+		kernel_make "$out" -j"$(nproc)" modules
 	fi
 }
 step "$KIT_LOGS/$stage/build.log" "building the stage $stage kernel ($KIT_BUILD/$key)" build

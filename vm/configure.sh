@@ -12,23 +12,18 @@ fragments=("$KIT_ROOT/vm/kit.config")
 [ -f "$KIT_ROOT/stages/$stage/kit.config" ] &&
 	fragments+=("$KIT_ROOT/stages/$stage/kit.config")
 
-# Reconfigure only when a fragment is newer than the last checked .config.
-if [ -f "$out/.config.checked" ]; then
-	fresh=1
-	for f in "${fragments[@]}"; do
-		[ "$f" -nt "$out/.config.checked" ] && fresh=0
-	done
-	[ "$fresh" -eq 1 ] && exit 0
-fi
+# The build folder is named by a digest of the fragments (stage_key), so a
+# checked .config in it is the config of these fragments.
+[ -f "$out/.config.checked" ] && exit 0
 
 mkdir -p "$out"
 all=$(mktemp)
 trap 'rm -f "$all"' EXIT
 cat "${fragments[@]}" >"$all"
 configure() {
-	make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC="ccache gcc" tinyconfig
+	kernel_make "$out" tinyconfig
 	(cd "$KIT_TREE" && scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "$all")
-	make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC="ccache gcc" olddefconfig
+	kernel_make "$out" olddefconfig
 }
 step "$KIT_LOGS/$stage/configure.log" "configuring stage $stage" configure
 "$KIT_ROOT/vm/check-config.sh" "$out/.config" "${fragments[@]}"

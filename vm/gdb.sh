@@ -11,7 +11,7 @@ shift || true
 [ -f "$KIT_BUILD/$stage/vmlinux" ] || die "stage $stage is not built; run: make build STAGE=$stage"
 out=$(realpath "$KIT_BUILD/$stage")
 port=$(kit_gdb_port)
-(: <"/dev/tcp/127.0.0.1/$port") 2>/dev/null ||
+port_listening "$port" ||
 	die "no QEMU gdb stub on port $port; start one with: make boot STAGE=$stage (or use make lab)"
 
 # -nx: the kit's commands must not depend on a personal ~/.gdbinit.

@@ -39,7 +39,7 @@ trap 'kill "$qemu" 2>/dev/null || true; wait "$qemu" 2>/dev/null || true' EXIT
 
 port=$(kit_gdb_port)
 for _ in $(seq 50); do
-	(: <"/dev/tcp/127.0.0.1/$port") 2>/dev/null && break
+	port_listening "$port" && break
 	kill -0 "$qemu" 2>/dev/null || die "QEMU did not start: $(tail -n 5 "$console")"
 	sleep 0.2
 done

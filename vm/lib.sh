@@ -110,6 +110,19 @@ elapsed() {
 	printf '%dm%02ds' "$(($1 / 60))" "$(($1 % 60))"
 }
 
+# kernel_make OUT TARGET...: the kernel's make in the kit's tree, building
+# into OUT, with the compiler and architecture every build and config uses.
+kernel_make() {
+	local out=$1
+	shift
+	make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC="ccache gcc" "$@"
+}
+
+# port_listening PORT: whether something (a QEMU gdb stub) listens there.
+port_listening() {
+	(: <"/dev/tcp/127.0.0.1/$1") 2>/dev/null
+}
+
 # The gdb stub's TCP port: one per user, so that two students on one host do
 # not collide (as in MIT's xv6 labs).  GDB_PORT overrides it.
 kit_gdb_port() {

@@ -30,7 +30,7 @@ initramfs=$KIT_WORK/initramfs.cpio
 [ -f "$initramfs" ] || die "no initramfs at $initramfs; run: vm/build-initramfs.sh"
 
 port=$(kit_gdb_port)
-if (: <"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+if port_listening "$port"; then
 	die "gdb port $port is in use (another QEMU of yours still running?);" \
 		"stop it, or pick another port: make ... GDB_PORT=N"
 fi
