@@ -124,19 +124,51 @@ printf 'CONFIG_SLUB=y\nCONFIG_SLUB_STATS=y\n' >"$out/config"
 check "  ... and passes a config that has them all" vm/check-config.sh "$out/config" "$out/fragment"
 
 # --- Every stage: build, boot, walk through -----------------------------
-boot_smoke() {
-	local stage=$1 console=$KIT_LOGS/$1/smoke.log
+# boot_run STAGE SCRIPT [KERNEL ARGS]: boot, have the guest run SCRIPT, keep
+# the console in $KIT_LOGS/STAGE/SCRIPT.log; fail unless the system came up,
+# the kernel's own SLUB KUnit suite (it runs at every boot) passed, SCRIPT
+# said "SCRIPT: passed", and the kernel did not complain.
+boot_run() {
+	local stage=$1 script=$2 append=${3:-} console
+	console=$KIT_LOGS/$1/$2${3:+-${3//[^a-zA-Z0-9]/_}}.log
 	# The serial console ends its lines with CR LF: keep the LF only.
-	timeout 300 vm/qemu.sh --run smoke "$stage" </dev/null 2>&1 | tr -d '\r' >"$console" || true
-	cat "$console"
+	timeout 600 vm/qemu.sh --run "$script" ${append:+--append "$append"} "$stage" \
+		</dev/null 2>&1 | tr -d '\r' >"$console" || true
+	grep -E "^kit-init|^$script:|slub_test|slubq_torture" "$console" || true
 	grep -q "^kit-init: ready: stage $stage," "$console"
-	grep -q '^smoke: passed' "$console"
-	# The kernel's own SLUB KUnit suite ran at boot, and passed.
 	grep -qE '^ *ok [0-9]+ slub_test$' "$console"
+	grep -q "^$script: passed" "$console"
 	if grep -E '(BUG|WARNING):|Oops|Kernel panic|Call Trace' "$console"; then
 		echo "the kernel complained: see $console"
 		return 1
 	fi
+}
+
+# A SLUB+Q stage: one with per-CPU queues and slab bitmaps.
+is_slubq_stage() {
+	grep -q 'retrieve_objects' "stages/$1/stage.patch"
+}
+
+# The options that need free pointers inside objects cannot be turned on.
+kconfig_refuses() {
+	local stage=$1 dir=$out/kconfig-$1 option rc=0
+	local options=(SLUB_CPU_PARTIAL SLAB_FREELIST_HARDENED SLAB_FREELIST_RANDOM
+		KASAN KASAN_GENERIC)
+	mkdir -p "$dir"
+	cp "$KIT_BUILD/$stage/.config" "$dir/.config"
+	for option in "${options[@]}"; do
+		echo "CONFIG_$option=y" >>"$dir/.config"
+	done
+	kernel_make "$dir" olddefconfig >/dev/null
+	for option in "${options[@]}"; do
+		if grep -q "^CONFIG_$option=y" "$dir/.config"; then
+			echo "CONFIG_$option=y survived olddefconfig"
+			rc=1
+		fi
+	done
+	# The test above must be able to fail: an option that stays selectable.
+	grep -q '^CONFIG_SLUB_STATS=y' "$dir/.config" || { echo "SLUB_STATS lost"; rc=1; }
+	return "$rc"
 }
 
 walkthrough() {
@@ -211,8 +243,13 @@ for stage in $(kit_stages); do
 	# one smoke boot per distinct kernel.
 	key=$(stage_key "$stage")
 	if [[ $smoked != *" $key "* ]]; then
-		check "stage $stage: boots to the ready line and passes the smoke test" boot_smoke "$stage"
+		check "stage $stage: boots to the ready line and passes the smoke test" boot_run "$stage" smoke
 		smoked+="$key "
+	fi
+	if is_slubq_stage "$stage"; then
+		check "stage $stage: Kconfig refuses the options that need free pointers" kconfig_refuses "$stage"
+		check "stage $stage: boots with slub_debug=FZPU and passes the smoke test" \
+			boot_run "$stage" smoke slub_debug=FZPU
 	fi
 	check "stage $stage: the walkthrough's transcript has what it should" walkthrough "$stage"
 done

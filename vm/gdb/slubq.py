@@ -10,6 +10,10 @@
 # stage changes struct kmem_cache_cpu or struct slab, the commands show what
 # that stage has.
 #
+# From stage 07 on (SLUB+Q), struct kmem_cache_cpu is a queue of object
+# pointers and a slab records its free objects in a bitmap: kit-queue shows
+# the queues, kit-slab the bitmap.
+#
 # Loaded by vm/gdb.sh after vmlinux-gdb.py.
 
 import gdb
@@ -261,6 +265,44 @@ def slab_address(slab):
     return page_offset() + (pfn << PAGE_SHIFT)
 
 
+def is_slubq():
+    """Whether this kernel is SLUB+Q: per-CPU queues, slab bitmaps."""
+    return has_field(gdb.lookup_type("struct kmem_cache_cpu"), "object")
+
+
+def slab_order(slab):
+    """The page order of a slab: a compound page keeps it in its first
+    tail page."""
+    page_type = gdb.lookup_type("struct page")
+    page = slab.cast(page_type.pointer())
+    if int(page["flags"]) & (1 << int(gdb.parse_and_eval("PG_head"))):
+        return int(page[1]["compound_order"])
+    return 0
+
+
+def slab_map(slab):
+    """The SLUB+Q bitmap of a slab's free objects, as a Python int (bit i
+    set: object i is free), and where it is: in struct slab when the slab
+    has at most 64 objects, else in the last words of the slab (map())."""
+    nr = int(slab["objects"])
+    if nr <= 64:
+        return int(slab["free_map"]), "in struct slab"
+    words = (nr + 63) // 64
+    addr = slab_address(slab) + (4096 << slab_order(slab)) - words * 8
+    data = bytes(gdb.selected_inferior().read_memory(addr, words * 8))
+    return int.from_bytes(data, "little") & ((1 << nr) - 1), "at 0x%x" % addr
+
+
+def queue(s, cpu):
+    """A SLUB+Q per-CPU queue: (its kmem_cache_cpu, the objects in it)."""
+    c = per_cpu_ptr(s["cpu_slab"], cpu)
+    n = int(c["objects"])
+    if n < 0 or n > int(s["queue"]):
+        raise gdb.GdbError("cpu %d: queue count %d is not in 0..%d" % (
+            cpu, n, int(s["queue"])))
+    return c, [int(c["object"][i]) for i in range(n)]
+
+
 def describe_slab(slab):
     """One line on a slab: where it is, whose it is, how full."""
     fields = ["slab 0x%x" % int(slab), "memory 0x%x" % slab_address(slab)]
@@ -308,6 +350,51 @@ cache S, as stock SLUB's get_freepointer() reads it."""
     def invoke(self, s, obj):
         value = free_pointer(s, int(obj.cast(ulong_type())))
         return gdb.Value(value).cast(gdb.lookup_type("void").pointer())
+
+
+class QueueLength(gdb.Function):
+    """Return how many objects wait in a cache's queue on one CPU (SLUB+Q).
+
+$kit_queue_len(S [, CPU]): S is a struct kmem_cache *; CPU defaults to the
+one gdb has selected.  Usable on the right of && in a breakpoint condition
+(see $kit_cpu_freelist)."""
+
+    def __init__(self):
+        super().__init__("kit_queue_len")
+
+    def invoke(self, s, cpu=-1):
+        return per_cpu_ptr(s["cpu_slab"], int(cpu))["objects"]
+
+
+class ObjectFree(gdb.Function):
+    """Return 1 if an object's bit is set in its slab's bitmap (SLUB+Q).
+
+$kit_object_free(ADDR): 1 when the slab holding ADDR records the object as
+free, 0 when it counts as allocated (in use, or waiting in a CPU queue)."""
+
+    def __init__(self):
+        super().__init__("kit_object_free")
+
+    def invoke(self, addr):
+        addr = int(addr.cast(ulong_type()))
+        slab = virt_to_slab(addr)
+        bits, _ = slab_map(slab)
+        index = (addr - slab_address(slab)) // int(slab["slab_cache"]["size"])
+        return (bits >> index) & 1
+
+
+class SlabAvailable(gdb.Function):
+    """Return how many objects a slab's bitmap records as free (SLUB+Q).
+
+$kit_slab_available(SLAB): SLAB is a struct slab *; what the kernel's
+available() computes."""
+
+    def __init__(self):
+        super().__init__("kit_slab_available")
+
+    def invoke(self, slab):
+        bits, _ = slab_map(slab)
+        return bin(bits).count("1")
 
 
 def flag_names(flags):
@@ -381,7 +468,10 @@ Prints the CPU's slab and its lockless freelist, object by object."""
         if not argv:
             raise gdb.GdbError("usage: kit-cpu-slab CACHE [CPU]")
         s = find_cache(argv[0])
-        cpu = int(argv[1]) if len(argv) > 1 else current_cpu()
+        cpu = int(gdb.parse_and_eval(argv[1])) if len(argv) > 1 else current_cpu()
+        if is_slubq():
+            raise gdb.GdbError("SLUB+Q has no cpu slabs: kit-queue %s shows "
+                               "the per-CPU queues" % argv[0])
         c = per_cpu_ptr(s["cpu_slab"], cpu)
         gdb.write("cache %s: object size %d, slot size %d, free pointer at +%d,"
                   " %d objects per slab\n" % (
@@ -401,6 +491,38 @@ Prints the CPU's slab and its lockless freelist, object by object."""
             gdb.write("  [%d] 0x%x\n" % (i, obj))
         if len(objects) > 8:
             gdb.write("  ... %d more\n" % (len(objects) - 8))
+
+
+class Queue(gdb.Command):
+    """Show a cache's per-CPU queues (SLUB+Q).
+
+kit-queue CACHE [CPU]: CACHE is a name (kmalloc-64) or an expression for a
+struct kmem_cache *.  For every CPU (or only CPU), how many objects wait in
+the queue, of how many it holds, and the last ones, which go out first."""
+
+    def __init__(self):
+        super().__init__("kit-queue", gdb.COMMAND_DATA)
+
+    def invoke(self, arg, from_tty):
+        argv = gdb.string_to_argv(arg)
+        if not argv:
+            raise gdb.GdbError("usage: kit-queue CACHE [CPU]")
+        if not is_slubq():
+            raise gdb.GdbError("this kernel has no per-CPU queues (stage 07 "
+                               "adds them); kit-cpu-slab shows its cpu slab")
+        s = find_cache(argv[0])
+        cpus = [int(gdb.parse_and_eval(argv[1]))] if len(argv) > 1 else range(nr_cpu_ids())
+        gdb.write("cache %s: object size %d, slot size %d, queue %d, batch %d\n" % (
+            s["name"].string(), int(s["object_size"]), int(s["size"]),
+            int(s["queue"]), int(s["batch"])))
+        for cpu in cpus:
+            c, objects = queue(s, cpu)
+            gdb.write("cpu %d: queue %d of %d objects, node %d, kmem_cache_cpu at 0x%x\n" % (
+                cpu, len(objects), int(s["queue"]), int(c["node"]), int(c)))
+            shown = objects[-4:]
+            for i, obj in enumerate(shown, len(objects) - len(shown)):
+                gdb.write("  object[%d] 0x%x%s\n" % (
+                    i, obj, "  <- next to go" if i == len(objects) - 1 else ""))
 
 
 class Slab(gdb.Command):
@@ -435,6 +557,9 @@ own freelist and the freelist of the CPU that owns it say."""
         gdb.write("%s\n" % describe_slab(slab))
         gdb.write("cache %s, object 0x%x is index %d\n" % (
             s["name"].string(), addr, (addr - base) // size))
+        if is_slubq():
+            self.show_bitmap(s, slab, base, size, nr)
+            return
         free = set(freelist(s, slab["freelist"]))
         for cpu in range(nr_cpu_ids()):
             c = per_cpu_ptr(s["cpu_slab"], cpu)
@@ -443,6 +568,30 @@ own freelist and the freelist of the CPU that owns it say."""
                 free |= set(freelist(s, c["freelist"]))
         marks = "".join("F" if base + i * size in free else "U" for i in range(nr))
         gdb.write("objects (F free, U used): %d free of %d\n" % (len(free), nr))
+        for i in range(0, nr, 64):
+            gdb.write("  %4d: %s\n" % (i, marks[i:i + 64]))
+
+    @staticmethod
+    def show_bitmap(s, slab, base, size, nr):
+        """SLUB+Q: the slab's bitmap; objects that wait in a CPU queue are
+        allocated for the slab, and marked Q."""
+        bits, where = slab_map(slab)
+        queued = set()
+        for cpu in range(nr_cpu_ids()):
+            queued |= set(queue(s, cpu)[1])
+        marks = ""
+        for i in range(nr):
+            if (bits >> i) & 1:
+                marks += "F"
+            else:
+                marks += "Q" if base + int(s["red_left_pad"]) + i * size in queued else "U"
+        free = bin(bits).count("1")
+        gdb.write("bitmap %s: 0x%x\n" % (where, bits))
+        gdb.write("objects (F free, Q in a cpu queue, U used): %d free, %d queued,"
+                  " %d used, of %d\n" % (free, marks.count("Q"), marks.count("U"), nr))
+        if has_field(slab.dereference().type, "inuse") and int(slab["inuse"]) != nr - free:
+            gdb.write("INCONSISTENT: inuse %d but the bitmap has %d free of %d\n" % (
+                int(slab["inuse"]), free, nr))
         for i in range(0, nr, 64):
             gdb.write("  %4d: %s\n" % (i, marks[i:i + 64]))
 
@@ -460,4 +609,8 @@ CacheDebug()
 CacheFlags()
 Caches()
 CpuSlab()
+QueueLength()
+ObjectFree()
+SlabAvailable()
+Queue()
 Slab()
