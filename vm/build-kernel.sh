@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # build-kernel.sh STAGE: bring the work tree to STAGE, configure it, and
-# build bzImage, vmlinux and the gdb scripts in the stage's build folder.
+# build bzImage, vmlinux, the gdb scripts and the kit's modules in the
+# stage's build folder.
 # With ccache, a rebuild after a stage change takes seconds.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -34,10 +35,39 @@ done
 "$KIT_ROOT/vm/prepare-stage.sh" "$stage"
 "$KIT_ROOT/vm/configure.sh" "$stage"
 
+# The kit's own modules (vm/modules/NAME, each with a Kbuild) are built out
+# of tree against the stage's kernel, in a copy under the build folder (the
+# repository stays clean), and packed into kit-modules.cpio, a newc archive
+# of /lib/modules/kit/NAME.ko that vm/qemu.sh appends to the initramfs.
+kit_modules() {
+	local dir name root
+	root=$out/kit-modules.root
+	rm -rf "$root"
+	mkdir -p "$root/lib/modules/kit"
+	for dir in "$KIT_ROOT"/vm/modules/*/; do
+		[ -f "$dir/Kbuild" ] || continue
+		name=$(basename "$dir")
+		mkdir -p "$out/kit-modules/$name"
+		cp -pR "$dir." "$out/kit-modules/$name/"
+		kernel_make "$out" M="$out/kit-modules/$name" modules
+		# The guest needs no debug info; gdb reads the unstripped one.
+		strip --strip-debug -o "$root/lib/modules/kit/$name.ko" \
+			"$out/kit-modules/$name/$name.ko"
+	done
+	chmod -R u=rwX,go=rX "$root"
+	(cd "$root" && find lib | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) \
+		>"$out/kit-modules.cpio.new"
+	mv "$out/kit-modules.cpio.new" "$out/kit-modules.cpio"
+	rm -rf "$root"
+}
+
 build() {
 	kernel_make "$out" -j"$(nproc)" bzImage scripts_gdb
 	if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
 		kernel_make "$out" -j"$(nproc)" modules
+		kit_modules
+	else
+		rm -f "$out/kit-modules.cpio"
 	fi
 }
 step "$KIT_LOGS/$stage/build.log" "building the stage $stage kernel ($KIT_BUILD/$key)" build

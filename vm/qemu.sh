@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # qemu.sh [--halted] [--run SCRIPT] [--append ARGS] STAGE
-# Boot the stage's kernel with the kit's initramfs under QEMU, serial
-# console on standard input and output, gdb stub on the user's port.
+# Boot the stage's kernel with the kit's initramfs (and the stage's kit
+# modules, in /lib/modules/kit) under QEMU, serial console on standard
+# input and output, gdb stub on the user's port.
 #   --halted       stop at the first instruction until gdb says continue
 #   --run SCRIPT   have the guest's init run /kit/run/SCRIPT, then power off
 #   --append ARGS  more kernel command line (for example slub_debug=FZPU)
@@ -28,6 +29,20 @@ out=$KIT_BUILD/$stage
 [ -f "$out/arch/x86/boot/bzImage" ] || die "stage $stage is not built; run: make build STAGE=$stage"
 initramfs=$KIT_WORK/initramfs.cpio
 [ -f "$initramfs" ] || die "no initramfs at $initramfs; run: vm/build-initramfs.sh"
+# The stage's modules (/lib/modules/kit) come in an archive of their own,
+# built with the kernel: the kernel unpacks concatenated newc archives, so
+# the stage's initramfs is the kit's followed by it, remade when either is
+# newer.  Replaced by a rename, so that two boots at once read whole files.
+modules=$out/kit-modules.cpio
+if [ -f "$modules" ]; then
+	both=$out/initramfs.cpio
+	if [ ! -f "$both" ] || [ "$initramfs" -nt "$both" ] || [ "$modules" -nt "$both" ]; then
+		tmp=$(mktemp "$both.XXXXXX")
+		cat "$initramfs" "$modules" >"$tmp"
+		mv "$tmp" "$both"
+	fi
+	initramfs=$both
+fi
 
 port=$(kit_gdb_port)
 if port_listening "$port"; then
