@@ -149,6 +149,31 @@ is_slubq_stage() {
 	grep -q 'retrieve_objects' "stages/$1/stage.patch"
 }
 
+# The kit's torture module ran on every CPU, at least a million operations,
+# and found every object as it left it (boot_run checks "torture: passed",
+# which also needs hackbench -P -g 10 to complete).
+torture_passes() {
+	local stage=$1 append=${2:-} console cpus ops
+	console=$KIT_LOGS/$1/torture${2:+-${2//[^a-zA-Z0-9]/_}}.log
+	boot_run "$stage" torture "$append" || return 1
+	cpus=$(sed -n 's/^kit-init: ready: .*, \([0-9]*\) CPUs$/\1/p' "$console")
+	ops=$(sed -n "s/^slubq_torture: passed: \([0-9]*\) operations on $cpus CPUs .*/\1/p" "$console" |
+		head -n 1)
+	[ -n "$ops" ] || { echo "no summary line of slubq_torture on $cpus CPUs"; return 1; }
+	[ "$ops" -ge 1000000 ] || { echo "only $ops operations"; return 1; }
+}
+
+# ... and the torture test can fail: it catches an object it did not leave
+# as it was.
+torture_catches_corruption() {
+	local stage=$1 console=$KIT_LOGS/$1/torture-fault.log
+	timeout 600 vm/qemu.sh --run torture --append kit.torture=inject_fault=1 "$stage" \
+		</dev/null 2>&1 | tr -d '\r' >"$console" || true
+	grep -E '^(slubq_)?torture: ' "$console" || true
+	grep -q '^slubq_torture: FAILED: 1 corrupt object' "$console" &&
+		grep -q '^torture: FAILED' "$console"
+}
+
 # The options that need free pointers inside objects cannot be turned on.
 kconfig_refuses() {
 	local stage=$1 dir=$out/kconfig-$1 option rc=0
@@ -250,6 +275,14 @@ for stage in $(kit_stages); do
 		check "stage $stage: Kconfig refuses the options that need free pointers" kconfig_refuses "$stage"
 		check "stage $stage: boots with slub_debug=FZPU and passes the smoke test" \
 			boot_run "$stage" smoke slub_debug=FZPU
+		check "stage $stage: the torture module passes on every CPU" torture_passes "$stage"
+		check "stage $stage: the torture module passes with slub_debug=FZPU" \
+			torture_passes "$stage" slub_debug=FZPU
+		if [ -z "${torture_fault_checked:-}" ]; then
+			check "stage $stage: the torture module catches a corrupted object" \
+				torture_catches_corruption "$stage"
+			torture_fault_checked=1
+		fi
 	fi
 	check "stage $stage: the walkthrough's transcript has what it should" walkthrough "$stage"
 done
