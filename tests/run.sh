@@ -174,6 +174,11 @@ torture_catches_corruption() {
 		grep -q '^torture: FAILED' "$console"
 }
 
+# A stage whose queues can be resized through sysfs.
+has_resizable_queues() {
+	grep -q 'resize_cpu_queue' "stages/$1/stage.patch"
+}
+
 # The options that need free pointers inside objects cannot be turned on.
 kconfig_refuses() {
 	local stage=$1 dir=$out/kconfig-$1 option rc=0
@@ -278,6 +283,12 @@ for stage in $(kit_stages); do
 		check "stage $stage: the torture module passes on every CPU" torture_passes "$stage"
 		check "stage $stage: the torture module passes with slub_debug=FZPU" \
 			torture_passes "$stage" slub_debug=FZPU
+		if has_resizable_queues "$stage"; then
+			check "stage $stage: cpu_queue_size and cpu_batch_size take good values, refuse bad ones" \
+				boot_run "$stage" queue-sizes
+			check "stage $stage: queues resized in a loop while the torture module runs" \
+				boot_run "$stage" resize-stress
+		fi
 		if [ -z "${torture_fault_checked:-}" ]; then
 			check "stage $stage: the torture module catches a corrupted object" \
 				torture_catches_corruption "$stage"

@@ -51,7 +51,7 @@ else
   echo UNEXPECTED: retrieve_objects took a number of objects its slab's bitmap does not show\n
 end
 kit-slab $slab
-eval "tbreak *%lu thread %d if $sp == %lu", $ret, $thr, $ret_sp
+eval "tbreak *%lu if $sp == %lu", $ret, $ret_sp
 continue
 set $obj = (void *)$rax
 printf "slab_alloc returned %p\n", $obj

@@ -293,13 +293,21 @@ def slab_map(slab):
     return int.from_bytes(data, "little") & ((1 << nr) - 1), "at 0x%x" % addr
 
 
+def queue_room(s, c):
+    """How many objects a SLUB+Q queue has room for: its own count from
+    stage 08 on, where queues are resized; the cache's before."""
+    if has_field(c.dereference().type, "queue"):
+        return int(c["queue"])
+    return int(s["queue"])
+
+
 def queue(s, cpu):
     """A SLUB+Q per-CPU queue: (its kmem_cache_cpu, the objects in it)."""
     c = per_cpu_ptr(s["cpu_slab"], cpu)
     n = int(c["objects"])
-    if n < 0 or n > int(s["queue"]):
+    if n < 0 or n > queue_room(s, c):
         raise gdb.GdbError("cpu %d: queue count %d is not in 0..%d" % (
-            cpu, n, int(s["queue"])))
+            cpu, n, queue_room(s, c)))
     return c, [int(c["object"][i]) for i in range(n)]
 
 
@@ -518,7 +526,7 @@ the queue, of how many it holds, and the last ones, which go out first."""
         for cpu in cpus:
             c, objects = queue(s, cpu)
             gdb.write("cpu %d: queue %d of %d objects, node %d, kmem_cache_cpu at 0x%x\n" % (
-                cpu, len(objects), int(s["queue"]), int(c["node"]), int(c)))
+                cpu, len(objects), queue_room(s, c), int(c["node"]), int(c)))
             shown = objects[-4:]
             for i, obj in enumerate(shown, len(objects) - len(shown)):
                 gdb.write("  object[%d] 0x%x%s\n" % (
