@@ -179,6 +179,11 @@ has_resizable_queues() {
 	grep -q 'resize_cpu_queue' "stages/$1/stage.patch"
 }
 
+# A stage without the limit on objects per slab.
+has_no_objects_limit() {
+	grep -q '^-#define MAX_OBJS_PER_PAGE' "stages/$1/stage.patch"
+}
+
 # The options that need free pointers inside objects cannot be turned on.
 kconfig_refuses() {
 	local stage=$1 dir=$out/kconfig-$1 option rc=0
@@ -288,6 +293,10 @@ for stage in $(kit_stages); do
 				boot_run "$stage" queue-sizes
 			check "stage $stage: queues resized in a loop while the torture module runs" \
 				boot_run "$stage" resize-stress
+		fi
+		if has_no_objects_limit "$stage"; then
+			check "stage $stage: slabs of more than 32767 objects (slub_min_order=7) pass the torture test" \
+				boot_run "$stage" big-slabs slub_min_order=7
 		fi
 		if [ -z "${torture_fault_checked:-}" ]; then
 			check "stage $stage: the torture module catches a corrupted object" \

@@ -209,12 +209,19 @@ $kit_cache(NAME): for example print $kit_cache("kmalloc-64")->size"""
         return find_cache(name.string())
 
 
+def oo_shift():
+    """Where kmem_cache_order_objects splits order from objects: bit 16
+    while struct slab counts objects in 15 bits, bit 20 from stage 10 on,
+    where the counter of objects in use is gone and objects is 32 bits."""
+    return 16 if has_field(gdb.lookup_type("struct slab"), "inuse") else 20
+
+
 def oo_objects(s):
-    return int(s["oo"]["x"]) & 0xFFFF
+    return int(s["oo"]["x"]) & ((1 << oo_shift()) - 1)
 
 
 def oo_order(s):
-    return int(s["oo"]["x"]) >> 16
+    return int(s["oo"]["x"]) >> oo_shift()
 
 
 def free_pointer(s, obj):
