@@ -9,7 +9,7 @@
 STAGE ?=
 export KIT_APPEND := $(APPEND)
 
-.PHONY: help deps build boot gdb lab walkthrough delta test docs clean
+.PHONY: help deps build boot gdb lab walkthrough delta test bench docs clean
 help:
 	@echo "make deps                install the Debian packages the kit uses"
 	@echo "make lab STAGE=N         build, boot halted under QEMU, attach gdb: the lab"
@@ -19,6 +19,7 @@ help:
 	@echo "make build STAGE=N       build the stage's kernel and the initramfs"
 	@echo "make delta STAGE=N       what stage N changes over stage N-1"
 	@echo "make test                build, boot and check every stage"
+	@echo "make bench [STAGES=...]  hackbench in each stage (default: 00, 06 and the last)"
 	@echo "make docs                the handouts as HTML, the diagrams as SVG"
 	@echo "make clean               remove the builds (keeps the source and ccache)"
 	@echo "stages: $(notdir $(wildcard stages/[0-9][0-9]-*))"
@@ -47,6 +48,9 @@ delta:
 
 test: deps
 	@tests/run.sh
+
+bench: build
+	@vm/bench.sh $(STAGES)
 
 docs:
 	@docs/build.sh
