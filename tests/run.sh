@@ -283,8 +283,10 @@ for stage in $(kit_stages); do
 	fi
 	if is_slubq_stage "$stage"; then
 		check "stage $stage: Kconfig refuses the options that need free pointers" kconfig_refuses "$stage"
-		check "stage $stage: boots with slub_debug=FZPU and passes the smoke test" \
-			boot_run "$stage" smoke slub_debug=FZPU
+		check "stage $stage: boots with slub_debug=FZPU, and every cache validates" \
+			boot_run "$stage" validate slub_debug=FZPU
+		check "stage $stage: memcg, CPU hotplug, KFENCE, init_on_alloc/free keep working" \
+			boot_run "$stage" features "init_on_alloc=1 init_on_free=1 kfence.sample_interval=10"
 		check "stage $stage: the torture module passes on every CPU" torture_passes "$stage"
 		check "stage $stage: the torture module passes with slub_debug=FZPU" \
 			torture_passes "$stage" slub_debug=FZPU
