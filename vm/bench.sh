@@ -13,9 +13,10 @@ stages=("$@")
 printf '%-28s %8s   %s\n' stage median runs
 for spec in "${stages[@]}"; do
 	stage=$(stage_resolve "$spec")
-	"$KIT_ROOT/vm/build-kernel.sh" "$stage" >/dev/null
 	log=$KIT_LOGS/$stage/bench.log
 	mkdir -p "$(dirname "$log")"
+	"$KIT_ROOT/vm/build-kernel.sh" "$stage" >"$log" 2>&1 ||
+		die "stage $stage does not build; see $log"
 	timeout 900 "$KIT_ROOT/vm/qemu.sh" --run bench "$stage" </dev/null 2>&1 |
 		tr -d '\r' >"$log" || true
 	mapfile -t runs < <(sed -n 's/^bench: run [0-9]*: //p' "$log")
