@@ -124,64 +124,56 @@ printf 'CONFIG_SLUB=y\nCONFIG_SLUB_STATS=y\n' >"$out/config"
 check "  ... and passes a config that has them all" vm/check-config.sh "$out/config" "$out/fragment"
 
 # --- Every stage: build, boot, walk through -----------------------------
-# boot_run STAGE SCRIPT [KERNEL ARGS]: boot, have the guest run SCRIPT, keep
-# the console in $KIT_LOGS/STAGE/SCRIPT.log; fail unless the system came up,
-# the kernel's own SLUB KUnit suite (it runs at every boot) passed, SCRIPT
-# said "SCRIPT: passed", and the kernel did not complain.
-boot_run() {
+# boot_console STAGE SCRIPT [KERNEL ARGS]: boot, have the guest run SCRIPT,
+# keep the console (CR LF made LF) in a log named for SCRIPT and ARGS, and
+# print that log's path.
+boot_console() {
 	local stage=$1 script=$2 append=${3:-} console
-	console=$KIT_LOGS/$1/$2${3:+-${3//[^a-zA-Z0-9]/_}}.log
-	# The serial console ends its lines with CR LF: keep the LF only.
+	console=$KIT_LOGS/$stage/$script${append:+-${append//[^a-zA-Z0-9]/_}}.log
 	timeout 600 vm/qemu.sh --run "$script" ${append:+--append "$append"} "$stage" \
 		</dev/null 2>&1 | tr -d '\r' >"$console" || true
+	echo "$console"
+}
+
+# boot_run STAGE SCRIPT [KERNEL ARGS]: boot_console, and fail unless the
+# system came up, the kernel's own SLUB KUnit suite (it runs at every boot)
+# passed, SCRIPT said "SCRIPT: passed", and the kernel did not complain
+# (its own BUG and WARNING reports, and SLUB's "BUG cache (...)" and "FIX"
+# lines).  Where the kit's torture module ran, it must have run on every CPU
+# and done at least a million operations.
+boot_run() {
+	local stage=$1 script=$2 console cpus ops
+	console=$(boot_console "$@")
 	grep -E "^kit-init|^$script:|slub_test|slubq_torture" "$console" || true
 	grep -q "^kit-init: ready: stage $stage," "$console"
 	grep -qE '^ *ok [0-9]+ slub_test$' "$console"
 	grep -q "^$script: passed" "$console"
-	if grep -E '(BUG|WARNING):|Oops|Kernel panic|Call Trace' "$console"; then
+	if grep -E '(BUG|WARNING):|^BUG [^ ]+ \(|^FIX |Oops|Kernel panic|Call Trace' "$console"; then
 		echo "the kernel complained: see $console"
 		return 1
 	fi
-}
-
-# A SLUB+Q stage: one with per-CPU queues and slab bitmaps.
-is_slubq_stage() {
-	grep -q 'retrieve_objects' "stages/$1/stage.patch"
-}
-
-# The kit's torture module ran on every CPU, at least a million operations,
-# and found every object as it left it (boot_run checks "torture: passed",
-# which also needs hackbench -P -g 10 to complete).
-torture_passes() {
-	local stage=$1 append=${2:-} console cpus ops
-	console=$KIT_LOGS/$1/torture${2:+-${2//[^a-zA-Z0-9]/_}}.log
-	boot_run "$stage" torture "$append" || return 1
+	grep -q '^slubq_torture: ' "$console" || return 0
 	cpus=$(sed -n 's/^kit-init: ready: .*, \([0-9]*\) CPUs$/\1/p' "$console")
 	ops=$(sed -n "s/^slubq_torture: passed: \([0-9]*\) operations on $cpus CPUs .*/\1/p" "$console" |
 		head -n 1)
 	[ -n "$ops" ] || { echo "no summary line of slubq_torture on $cpus CPUs"; return 1; }
-	[ "$ops" -ge 1000000 ] || { echo "only $ops operations"; return 1; }
+	[ "$ops" -ge 1000000 ] || { echo "slubq_torture did only $ops operations"; return 1; }
 }
 
-# ... and the torture test can fail: it catches an object it did not leave
-# as it was.
+# The torture test can fail: it catches an object it did not leave as it was.
 torture_catches_corruption() {
-	local stage=$1 console=$KIT_LOGS/$1/torture-fault.log
-	timeout 600 vm/qemu.sh --run torture --append kit.torture=inject_fault=1 "$stage" \
-		</dev/null 2>&1 | tr -d '\r' >"$console" || true
+	local console
+	console=$(boot_console "$1" torture kit.torture=inject_fault=1)
 	grep -E '^(slubq_)?torture: ' "$console" || true
 	grep -q '^slubq_torture: FAILED: 1 corrupt object' "$console" &&
 		grep -q '^torture: FAILED' "$console"
 }
 
-# A stage whose queues can be resized through sysfs.
-has_resizable_queues() {
-	grep -q 'resize_cpu_queue' "stages/$1/stage.patch"
-}
-
-# A stage without the limit on objects per slab.
-has_no_objects_limit() {
-	grep -q '^-#define MAX_OBJS_PER_PAGE' "stages/$1/stage.patch"
+# patch_has STAGE REGEX: whether the stage's patch has a line matching
+# REGEX: what tells the SLUB+Q stages (retrieve_objects), those with
+# resizable queues (resize_cpu_queue) and those without the objects limit.
+patch_has() {
+	grep -qE -- "$2" "stages/$1/stage.patch"
 }
 
 # The options that need free pointers inside objects cannot be turned on.
@@ -281,22 +273,22 @@ for stage in $(kit_stages); do
 		check "stage $stage: boots to the ready line and passes the smoke test" boot_run "$stage" smoke
 		smoked+="$key "
 	fi
-	if is_slubq_stage "$stage"; then
+	if patch_has "$stage" retrieve_objects; then
 		check "stage $stage: Kconfig refuses the options that need free pointers" kconfig_refuses "$stage"
-		check "stage $stage: boots with slub_debug=FZPU, and every cache validates" \
+		check "stage $stage: with slub_debug=FZPU, the torture module passes and every cache validates" \
 			boot_run "$stage" validate slub_debug=FZPU
 		check "stage $stage: memcg, CPU hotplug, KFENCE, init_on_alloc/free keep working" \
 			boot_run "$stage" features "init_on_alloc=1 init_on_free=1 kfence.sample_interval=10"
-		check "stage $stage: the torture module passes on every CPU" torture_passes "$stage"
-		check "stage $stage: the torture module passes with slub_debug=FZPU" \
-			torture_passes "$stage" slub_debug=FZPU
-		if has_resizable_queues "$stage"; then
+		if patch_has "$stage" resize_cpu_queue; then
 			check "stage $stage: cpu_queue_size and cpu_batch_size take good values, refuse bad ones" \
 				boot_run "$stage" queue-sizes
-			check "stage $stage: queues resized in a loop while the torture module runs" \
+			# The torture module's run on every CPU, with queues resized.
+			check "stage $stage: the torture module passes while queues are resized in a loop" \
 				boot_run "$stage" resize-stress
+		else
+			check "stage $stage: the torture module passes on every CPU" boot_run "$stage" torture
 		fi
-		if has_no_objects_limit "$stage"; then
+		if patch_has "$stage" '^-#define MAX_OBJS_PER_PAGE'; then
 			check "stage $stage: slabs of more than 32767 objects (slub_min_order=7) pass the torture test" \
 				boot_run "$stage" big-slabs slub_min_order=7
 		fi
