@@ -198,6 +198,55 @@ kconfig_refuses() {
 	return "$rc"
 }
 
+# break_targets STAGE...: the functions that the stages' walkthroughs, and
+# their handouts and answers (in code blocks, lines indented by four
+# spaces, and in `inline code`), break on (break, tbreak), one a line.
+break_targets() {
+	local stage
+	for stage in "$@"; do
+		cat "stages/$stage/walkthrough.gdb"
+		grep -hE '^(    |\t)' "labs/$stage/README.md" "solutions/$stage.md" || true
+		grep -hoE '`t?break +[A-Za-z_][A-Za-z0-9_]*' \
+			"labs/$stage/README.md" "solutions/$stage.md" || true
+	done | grep -oE '(^|[ "`])t?break +[A-Za-z_][A-Za-z0-9_]*' |
+		awk '{ print $NF }' | sort -u
+}
+
+# breaks_resolve_once STAGE NAME...: each NAME is one real function in
+# STAGE's kernel: one symbol of that name in vmlinux and no compiler clone
+# of it (NAME.isra.0, NAME.constprop.0: gdb would stop in those with
+# arguments optimized out), and gdb's `break NAME` finds one location.
+breaks_resolve_once() {
+	local vmlinux=$KIT_BUILD/$1/vmlinux name bad=0 symbols
+	local -a gdb_args=()
+	shift
+	[ $# -gt 0 ] || { echo "no functions to break on"; return 1; }
+	symbols=$(nm "$vmlinux" | awk '{ print $3 }')
+	for name in "$@"; do
+		if [ "$(grep -cxF -- "$name" <<<"$symbols")" -ne 1 ]; then
+			echo "$name: $(grep -cxF -- "$name" <<<"$symbols") symbols of that name in vmlinux, not 1"
+			bad=1
+		fi
+		if grep -E -- "^$name\.(isra|constprop|part|cold)" <<<"$symbols"; then
+			echo "$name: the compiler made clones of it (above)"
+			bad=1
+		fi
+		gdb_args+=(-ex "echo == $name\\n" -ex "break $name")
+	done
+	gdb -q -nx -batch -iex 'set auto-load no' "${gdb_args[@]}" "$vmlinux" >"$out/breaks" 2>&1
+	cat "$out/breaks"
+	# Each "== NAME" line is followed by what gdb said of `break NAME`:
+	# one location is "Breakpoint N at ADDR: file F, line L."
+	awk '/^== / { name = $2; next }
+		name != "" {
+			if ($0 !~ /^Breakpoint [0-9]+ at 0x[0-9a-f]+: file .*, line [0-9]+\.$/)
+				{ print name ": not one location"; bad = 1 }
+			name = ""
+		}
+		END { exit bad }' "$out/breaks" || bad=1
+	return "$bad"
+}
+
 walkthrough() {
 	local stage=$1 transcript=$KIT_LOGS/$1/walkthrough.txt
 	vm/lab.sh --walkthrough "$stage" >/dev/null
@@ -264,6 +313,7 @@ check "the series survives import and export byte for byte" series_round_trip
 check "make delta is empty exactly for the stages that change nothing" delta_matches_patches
 check "scripts/checkpatch.pl is clean on every stage patch" checkpatch_clean
 smoked=' '
+slubq_stages=()
 for stage in $(kit_stages); do
 	check "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
 	# Stages that change nothing boot the kernel of the stage before them:
@@ -274,10 +324,23 @@ for stage in $(kit_stages); do
 		smoked+="$key "
 	fi
 	if patch_has "$stage" retrieve_objects; then
+		slubq_stages+=("$stage")
+		check "stage $stage: the allocator compiles for 32-bit x86 (i386), warnings as errors" \
+			vm/compile-i386.sh "$stage"
+		# What the handouts of this and the earlier SLUB+Q stages break on.
+		mapfile -t targets < <(break_targets "${slubq_stages[@]}")
+		check "stage $stage: each function the handouts break on is one location (${#targets[@]} functions)" \
+			breaks_resolve_once "$stage" "${targets[@]}"
+		if [ -z "${break_check_checked:-}" ]; then
+			# An inline function, with a copy in each caller, must fail it.
+			check "  ... and an inline function fails that check" \
+				fails_with "map: not one location" breaks_resolve_once "$stage" map
+			break_check_checked=1
+		fi
 		check "stage $stage: Kconfig refuses the options that need free pointers" kconfig_refuses "$stage"
 		check "stage $stage: with slub_debug=FZPU, the torture module passes and every cache validates" \
 			boot_run "$stage" validate slub_debug=FZPU
-		check "stage $stage: memcg, CPU hotplug, KFENCE, init_on_alloc/free keep working" \
+		check "stage $stage: memcg, CPU hotplug, KFENCE, init_on_alloc/free keep working; slabinfo adds up" \
 			boot_run "$stage" features "init_on_alloc=1 init_on_free=1 kfence.sample_interval=10"
 		if patch_has "$stage" resize_cpu_queue; then
 			check "stage $stage: cpu_queue_size and cpu_batch_size take good values, refuse bad ones" \

@@ -35,15 +35,17 @@ done
 "$KIT_ROOT/vm/prepare-stage.sh" "$stage"
 "$KIT_ROOT/vm/configure.sh" "$stage"
 
-# The kit's own modules (vm/modules/NAME, each with a Kbuild) are built out
-# of tree against the stage's kernel, in a copy under the build folder (the
-# repository stays clean), and packed into kit-modules.cpio, a newc archive
-# of /lib/modules/kit/NAME.ko that vm/qemu.sh appends to the initramfs.
-kit_modules() {
+# The stage's part of the initramfs, stage.cpio, a newc archive that
+# vm/qemu.sh appends to the kit's: the kit's own modules (vm/modules/NAME,
+# each with a Kbuild) as /lib/modules/kit/NAME.ko, built out of tree
+# against the stage's kernel in a copy under the build folder (the
+# repository stays clean), and the kernel's slabinfo tool as
+# /usr/bin/slabinfo, built statically from the stage's tools/vm/slabinfo.c.
+stage_archive() {
 	local dir name root
-	root=$out/kit-modules.root
+	root=$out/stage.root
 	rm -rf "$root"
-	mkdir -p "$root/lib/modules/kit"
+	mkdir -p "$root/lib/modules/kit" "$root/usr/bin"
 	for dir in "$KIT_ROOT"/vm/modules/*/; do
 		[ -f "$dir/Kbuild" ] || continue
 		name=$(basename "$dir")
@@ -54,10 +56,11 @@ kit_modules() {
 		strip --strip-debug -o "$root/lib/modules/kit/$name.ko" \
 			"$out/kit-modules/$name/$name.ko"
 	done
+	gcc -O2 -static -o "$root/usr/bin/slabinfo" "$KIT_TREE/tools/vm/slabinfo.c"
 	chmod -R u=rwX,go=rX "$root"
-	(cd "$root" && find lib | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) \
-		>"$out/kit-modules.cpio.new"
-	mv "$out/kit-modules.cpio.new" "$out/kit-modules.cpio"
+	(cd "$root" && find lib usr | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) \
+		>"$out/stage.cpio.new"
+	mv "$out/stage.cpio.new" "$out/stage.cpio"
 	rm -rf "$root"
 }
 
@@ -65,9 +68,9 @@ build() {
 	kernel_make "$out" -j"$(nproc)" bzImage scripts_gdb
 	if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
 		kernel_make "$out" -j"$(nproc)" modules
-		kit_modules
+		stage_archive
 	else
-		rm -f "$out/kit-modules.cpio"
+		rm -f "$out/stage.cpio"
 	fi
 }
 step "$KIT_LOGS/$stage/build.log" "building the stage $stage kernel ($KIT_BUILD/$key)" build

@@ -29,16 +29,17 @@ out=$KIT_BUILD/$stage
 [ -f "$out/arch/x86/boot/bzImage" ] || die "stage $stage is not built; run: make build STAGE=$stage"
 initramfs=$KIT_WORK/initramfs.cpio
 [ -f "$initramfs" ] || die "no initramfs at $initramfs; run: vm/build-initramfs.sh"
-# The stage's modules (/lib/modules/kit) come in an archive of their own,
-# built with the kernel: the kernel unpacks concatenated newc archives, so
-# the stage's initramfs is the kit's followed by it, remade when either is
-# newer.  Replaced by a rename, so that two boots at once read whole files.
-modules=$out/kit-modules.cpio
-if [ -f "$modules" ]; then
+# The stage's modules (/lib/modules/kit) and its slabinfo come in an
+# archive of their own, built with the kernel (vm/build-kernel.sh): the
+# kernel unpacks concatenated newc archives, so the stage's initramfs is the
+# kit's followed by it, remade when either is newer.  Replaced by a rename,
+# so that two boots at once read whole files.
+stage_files=$out/stage.cpio
+if [ -f "$stage_files" ]; then
 	both=$out/initramfs.cpio
-	if [ ! -f "$both" ] || [ "$initramfs" -nt "$both" ] || [ "$modules" -nt "$both" ]; then
+	if [ ! -f "$both" ] || [ "$initramfs" -nt "$both" ] || [ "$stage_files" -nt "$both" ]; then
 		tmp=$(mktemp "$both.XXXXXX")
-		cat "$initramfs" "$modules" >"$tmp"
+		cat "$initramfs" "$stage_files" >"$tmp"
 		mv "$tmp" "$both"
 	fi
 	initramfs=$both
