@@ -5,9 +5,12 @@
 # last stage.  KIT_WORK moves the work directory (kernel tree, builds,
 # logs; default ~/.cache/slubq-kit) and GDB_PORT the gdb stub's port.
 # APPEND adds kernel parameters to boot and lab (APPEND=slub_debug=FZPU).
+# VARIANT picks another configuration, vm/variants/VARIANT.config
+# (VARIANT=proof: lockdep, KASAN and two NUMA nodes).
 
 STAGE ?=
 export KIT_APPEND := $(APPEND)
+export KIT_VARIANT := $(VARIANT)
 
 .PHONY: help deps build boot gdb lab walkthrough delta test bench docs clean
 help:
@@ -22,6 +25,7 @@ help:
 	@echo "make bench [STAGES=...]  hackbench in each stage (default: 00, 06 and the last)"
 	@echo "make docs                the handouts as HTML, the diagrams as SVG"
 	@echo "make clean               remove the builds (keeps the source and ccache)"
+	@echo "VARIANT=proof            with build, boot, gdb, lab: lockdep, KASAN, 2 NUMA nodes"
 	@echo "stages: $(notdir $(wildcard stages/[0-9][0-9]-*))"
 
 deps:

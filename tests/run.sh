@@ -122,6 +122,10 @@ check "  ... and each option it was asked to leave out" \
 	fails_with "CONFIG_SLAB_FREELIST_HARDENED (asked n, got y)" vm/check-config.sh "$out/config" "$out/fragment"
 printf 'CONFIG_SLUB=y\nCONFIG_SLUB_STATS=y\n' >"$out/config"
 check "  ... and passes a config that has them all" vm/check-config.sh "$out/config" "$out/fragment"
+printf '# CONFIG_SLUB_STATS is not set\n' >"$out/variant"
+printf 'CONFIG_SLUB=y\n# CONFIG_SLUB_STATS is not set\n' >"$out/config"
+check "  ... where a later fragment (a variant's) overrides an earlier one" \
+	vm/check-config.sh "$out/config" "$out/fragment" "$out/variant"
 
 # --- Every stage: build, boot, walk through -----------------------------
 # boot_console STAGE SCRIPT [KERNEL ARGS]: boot, have the guest run SCRIPT,
@@ -138,11 +142,12 @@ boot_console() {
 # boot_run STAGE SCRIPT [KERNEL ARGS]: boot_console, and fail unless the
 # system came up, the kernel's own SLUB KUnit suite (it runs at every boot)
 # passed, SCRIPT said "SCRIPT: passed", and the kernel did not complain
-# (its own BUG and WARNING reports, and SLUB's "BUG cache (...)" and "FIX"
-# lines).  Where the kit's torture module ran, it must have run on every CPU
-# and done at least a million operations.
+# (its own BUG and WARNING reports, which lockdep's, KASAN's and
+# might_sleep()'s are, and SLUB's "BUG cache (...)" and "FIX" lines).
+# Where the kit's torture module ran, it must have run on every CPU and
+# done the operations it was asked for (ops=, a million by default).
 boot_run() {
-	local stage=$1 script=$2 console cpus ops
+	local stage=$1 script=$2 console cpus ops asked
 	console=$(boot_console "$@")
 	grep -E "^kit-init|^$script:|slub_test|slubq_torture" "$console" || true
 	grep -q "^kit-init: ready: stage $stage," "$console"
@@ -156,8 +161,31 @@ boot_run() {
 	cpus=$(sed -n 's/^kit-init: ready: .*, \([0-9]*\) CPUs$/\1/p' "$console")
 	ops=$(sed -n "s/^slubq_torture: passed: \([0-9]*\) operations on $cpus CPUs .*/\1/p" "$console" |
 		head -n 1)
+	asked=$(sed -n 's/^torture: insmod slubq_torture.* ops=\([0-9]*\).*/\1/p' "$console" | head -n 1)
 	[ -n "$ops" ] || { echo "no summary line of slubq_torture on $cpus CPUs"; return 1; }
-	[ "$ops" -ge 1000000 ] || { echo "slubq_torture did only $ops operations"; return 1; }
+	[ "$ops" -ge "${asked:-1000000}" ] ||
+		{ echo "slubq_torture did only $ops operations of ${asked:-1000000}"; return 1; }
+}
+
+# proof_run STAGE: boot the stage's proof kernel (vm/variants/proof.config:
+# lockdep, sleeping-in-atomic checks, KASAN, two NUMA nodes) with the guest
+# script proof, as boot_run does.
+proof_run() {
+	KIT_VARIANT=proof
+	export KIT_VARIANT
+	boot_run "$1" proof
+}
+
+# The proof boot can fail: KASAN reports a use after free that the torture
+# module plants, one the module's own checks cannot see.
+kasan_catches_use_after_free() {
+	local console
+	KIT_VARIANT=proof
+	export KIT_VARIANT
+	console=$(boot_console "$1" proof kit.torture=inject_use_after_free=1)
+	grep -E '^(BUG: KASAN|proof: FAILED)' "$console" || true
+	grep -q '^BUG: KASAN: use-after-free in slubq_torture' "$console" &&
+		grep -q '^proof: FAILED' "$console"
 }
 
 # The torture test can fail: it catches an object it did not leave as it was.
@@ -179,8 +207,7 @@ patch_has() {
 # The options that need free pointers inside objects cannot be turned on.
 kconfig_refuses() {
 	local stage=$1 dir=$out/kconfig-$1 option rc=0
-	local options=(SLUB_CPU_PARTIAL SLAB_FREELIST_HARDENED SLAB_FREELIST_RANDOM
-		KASAN KASAN_GENERIC)
+	local options=(SLUB_CPU_PARTIAL SLAB_FREELIST_HARDENED SLAB_FREELIST_RANDOM)
 	mkdir -p "$dir"
 	cp "$KIT_BUILD/$stage/.config" "$dir/.config"
 	for option in "${options[@]}"; do
@@ -195,6 +222,10 @@ kconfig_refuses() {
 	done
 	# The test above must be able to fail: an option that stays selectable.
 	grep -q '^CONFIG_SLUB_STATS=y' "$dir/.config" || { echo "SLUB_STATS lost"; rc=1; }
+	# Generic KASAN is selectable again (stage 07's README).
+	echo CONFIG_KASAN=y >>"$dir/.config"
+	kernel_make "$dir" olddefconfig >/dev/null
+	grep -q '^CONFIG_KASAN_GENERIC=y' "$dir/.config" || { echo "generic KASAN refused"; rc=1; }
 	return "$rc"
 }
 
@@ -227,7 +258,7 @@ breaks_resolve_once() {
 			echo "$name: $(grep -cxF -- "$name" <<<"$symbols") symbols of that name in vmlinux, not 1"
 			bad=1
 		fi
-		if grep -E -- "^$name\.(isra|constprop|part|cold)" <<<"$symbols"; then
+		if grep -E -- "^$name\.(isra|constprop|part)" <<<"$symbols"; then
 			echo "$name: the compiler made clones of it (above)"
 			bad=1
 		fi
@@ -354,6 +385,16 @@ for stage in $(kit_stages); do
 		if patch_has "$stage" '^-#define MAX_OBJS_PER_PAGE'; then
 			check "stage $stage: slabs of more than 32767 objects (slub_min_order=7) pass the torture test" \
 				boot_run "$stage" big-slabs slub_min_order=7
+		fi
+		# The proof kernel: after stage 07's, each rebuilds little.
+		check "stage $stage: the proof kernel (lockdep, KASAN, 2 NUMA nodes) builds" \
+			env KIT_VARIANT=proof vm/build-kernel.sh "$stage"
+		check "stage $stage: on it, torture, resizing, CPU hotplug: no lockdep, KASAN or might_sleep report" \
+			proof_run "$stage"
+		if [ -z "${kasan_fault_checked:-}" ]; then
+			check "  ... and a use after free planted in the torture module fails it (KASAN)" \
+				kasan_catches_use_after_free "$stage"
+			kasan_fault_checked=1
 		fi
 		if [ -z "${torture_fault_checked:-}" ]; then
 			check "stage $stage: the torture module catches a corrupted object" \

@@ -8,7 +8,8 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 stage=$(stage_resolve "${1:-}")
-out=$KIT_BUILD/$stage
+label=$(stage_label "$stage")
+out=$KIT_BUILD/$label
 "$KIT_ROOT/vm/check-deps.sh"
 
 # One build at a time: all stages share the one source tree.
@@ -16,20 +17,22 @@ mkdir -p "$KIT_WORK"
 exec 9>"$KIT_WORK/build.lock"
 flock -n 9 || { note "waiting for another build in $KIT_WORK to finish"; flock 9; }
 
-# KIT_BUILD/STAGE is a link to the build of the stage's key, shared by the
-# stages that build the same kernel.
+# KIT_BUILD/STAGE (STAGE+VARIANT) is a link to the build of the stage's
+# key, shared by the stages that build the same kernel.
 key=kernel-$(stage_key "$stage")
 mkdir -p "$KIT_BUILD/$key"
 [ -L "$out" ] || rm -rf "$out"
 ln -sfn "$key" "$out"
 # A build folder that no stage's key names any more (the config or a patch
 # changed) is 400 MB of nothing: remove it.
-for dir in "$KIT_BUILD"/kernel-*; do
-	used=0
+used=' '
+while IFS= read -r variant; do
 	for s in $(kit_stages); do
-		[ "$dir" = "$KIT_BUILD/kernel-$(stage_key "$s")" ] && used=1
+		used+="kernel-$(KIT_VARIANT=$variant stage_key "$s") "
 	done
-	[ "$used" -eq 1 ] || rm -rf "$dir"
+done < <(kit_variants)
+for dir in "$KIT_BUILD"/kernel-*; do
+	[[ $used == *" $(basename "$dir") "* ]] || rm -rf "$dir"
 done
 
 "$KIT_ROOT/vm/prepare-stage.sh" "$stage"
@@ -73,4 +76,4 @@ build() {
 		rm -f "$out/stage.cpio"
 	fi
 }
-step "$KIT_LOGS/$stage/build.log" "building the stage $stage kernel ($KIT_BUILD/$key)" build
+step "$KIT_LOGS/$label/build.log" "building the stage $label kernel ($KIT_BUILD/$key)" build

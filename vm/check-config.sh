@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # check-config.sh CONFIG FRAGMENT...: fail, naming each option, when an
-# option that a FRAGMENT sets (or unsets) does not have that value in CONFIG.
+# option that the FRAGMENTs set (or unset; the last one to name an option
+# has its way) does not have that value in CONFIG.
 # olddefconfig silently drops options whose dependencies are missing.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -19,16 +20,24 @@ lost=$(awk '
 			have[$2] = "n"
 		next
 	}
-	# Then compare what the fragment asks for.
+	# Then what the fragments ask for: a later one overrides an earlier
+	# one, as in merge_config.sh.
 	/^CONFIG_[A-Za-z0-9_]+=/ {
-		opt = $0; sub(/=.*/, "", opt); want = substr($0, length(opt) + 2)
+		opt = $0; sub(/=.*/, "", opt)
+		if (!(opt in want)) order[++n] = opt
+		want[opt] = substr($0, length(opt) + 2)
 	}
-	/^# CONFIG_[A-Za-z0-9_]+ is not set$/ { opt = $2; want = "n" }
-	opt != "" {
-		got = (opt in have) ? have[opt] : "n"
-		if (got != want)
-			printf "%s (asked %s, got %s)\n", opt, want, got
-		opt = ""
+	/^# CONFIG_[A-Za-z0-9_]+ is not set$/ {
+		if (!($2 in want)) order[++n] = $2
+		want[$2] = "n"
+	}
+	END {
+		for (i = 1; i <= n; i++) {
+			opt = order[i]
+			got = (opt in have) ? have[opt] : "n"
+			if (got != want[opt])
+				printf "%s (asked %s, got %s)\n", opt, want[opt], got
+		}
 	}' "$config" "$@")
 
 if [ -n "$lost" ]; then

@@ -8,8 +8,9 @@ set -euo pipefail
 
 stage=$(stage_resolve "${1:-}")
 shift || true
-[ -f "$KIT_BUILD/$stage/vmlinux" ] || die "stage $stage is not built; run: make build STAGE=$stage"
-out=$(realpath "$KIT_BUILD/$stage")
+out=$KIT_BUILD/$(stage_label "$stage")
+[ -f "$out/vmlinux" ] || die "stage $stage is not built; run: make build STAGE=$stage"
+out=$(realpath "$out")
 port=$(kit_gdb_port)
 port_listening "$port" ||
 	die "no QEMU gdb stub on port $port; start one with: make boot STAGE=$stage (or use make lab)"

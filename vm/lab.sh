@@ -15,7 +15,7 @@ if [ "${1:-}" = --walkthrough ]; then
 fi
 stage=$(stage_resolve "${1:-}")
 script=$KIT_ROOT/stages/$stage/walkthrough.gdb
-logs=$KIT_LOGS/$stage
+logs=$KIT_LOGS/$(stage_label "$stage")
 mkdir -p "$logs"
 
 # A walkthrough may name the guest script that drives it and extra kernel

@@ -58,15 +58,51 @@ stage_resolve() {
 	die "unknown STAGE '$spec'; valid stages: $(printf '%s\n' "$all" | paste -sd ' ')"
 }
 
+# KIT_VARIANT names another configuration of the stage kernels: the config
+# fragment vm/variants/$KIT_VARIANT.config, merged last.  make test builds
+# the variant "proof" (lockdep, KASAN, two NUMA nodes) of some stages.
+KIT_VARIANT=${KIT_VARIANT:-}
+
+# kit_variants: the variants, one a line, the default ("") first.
+kit_variants() {
+	local f
+	echo
+	for f in "$KIT_ROOT"/vm/variants/*.config; do
+		[ -f "$f" ] && basename "$f" .config
+	done
+}
+
+if [ -n "$KIT_VARIANT" ] && ! kit_variants | grep -qxF -- "$KIT_VARIANT"; then
+	printf "error: unknown KIT_VARIANT '%s'; variants:%s\n" "$KIT_VARIANT" \
+		"$(kit_variants | paste -sd ' ')" >&2
+	exit 1
+fi
+
+# stage_fragments STAGE: the config fragments of the stage's kernel, in the
+# order they are merged: the kit's, the stage's own, the variant's.
+stage_fragments() {
+	local f
+	for f in "$KIT_ROOT/vm/kit.config" "$KIT_ROOT/stages/$1/kit.config" \
+		${KIT_VARIANT:+"$KIT_ROOT/vm/variants/$KIT_VARIANT.config"}; do
+		if [ -f "$f" ]; then printf '%s\n' "$f"; fi
+	done
+}
+
+# stage_label STAGE: the stage's name, with the variant if there is one
+# (07-cpu-queues+proof): what its build folder and logs are named.
+stage_label() {
+	printf '%s\n' "$1${KIT_VARIANT:++$KIT_VARIANT}"
+}
+
 # stage_key STAGE: a digest of what the stage's kernel is built from, its
 # cumulative patch and config fragments.  Stages with equal keys (a stage
 # that changes nothing in 6.1) share one build folder.
 stage_key() {
 	local f
-	for f in "$KIT_ROOT/stages/$1/stage.patch" "$KIT_ROOT/vm/kit.config" \
-		"$KIT_ROOT/stages/$1/kit.config"; do
-		if [ -f "$f" ]; then cat "$f"; fi
-	done | sha256sum | cut -c1-12
+	{
+		cat "$KIT_ROOT/stages/$1/stage.patch"
+		stage_fragments "$1" | while IFS= read -r f; do cat "$f"; done
+	} | sha256sum | cut -c1-12
 }
 
 # run_logged LOG COMMAND...: run COMMAND with errexit in a subshell, its

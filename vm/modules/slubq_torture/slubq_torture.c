@@ -23,8 +23,10 @@
  * freed.
  *
  * Parameters: ops (the total number of operations), seed (of the threads'
- * random number generators), and inject_fault (overwrite one byte of one
- * live object, to show that the checks catch it).
+ * random number generators), inject_fault (overwrite one byte of one live
+ * object, to show that the checks catch it), and inject_use_after_free
+ * (read an object after freeing it, before the run: a fault that only
+ * KASAN sees, to show that the proof kernel reports it).
  */
 
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -55,6 +57,10 @@ MODULE_PARM_DESC(seed, "seed of the random choices; the thread of CPU c uses see
 static int inject_fault;
 module_param(inject_fault, int, 0444);
 MODULE_PARM_DESC(inject_fault, "if not 0, overwrite one byte of one live object (the checks must fail)");
+
+static bool inject_use_after_free;
+module_param(inject_use_after_free, bool, 0444);
+MODULE_PARM_DESC(inject_use_after_free, "if set, read a kmalloc object after freeing it (KASAN must report it)");
 
 #define CTOR_SIZE	184	/* not a power of two, nor a kmalloc size */
 #define RCU_SIZE	264
@@ -529,9 +535,25 @@ static int torture(void)
 	return 0;
 }
 
+/* A use after free that the module's own checks cannot see, for KASAN */
+static void use_after_free(void)
+{
+	u8 *p = kmalloc(64, GFP_KERNEL);
+
+	if (!p)
+		return;
+	kfree(p);
+	OPTIMIZER_HIDE_VAR(p);
+	pr_info("injecting a fault: reading a kmalloc-64 object after freeing it\n");
+	pr_info("read %#x from the freed object\n", READ_ONCE(*p));
+}
+
 static int __init slubq_torture_init(void)
 {
 	int ret;
+
+	if (inject_use_after_free)
+		use_after_free();
 
 	ctor_cache = kmem_cache_create("slubq_torture_ctor", CTOR_SIZE, 0, 0, ctor);
 	rcu_cache = kmem_cache_create("slubq_torture_rcu", RCU_SIZE, 0,
