@@ -12,7 +12,7 @@ STAGE ?=
 export KIT_APPEND := $(APPEND)
 export KIT_VARIANT := $(VARIANT)
 
-.PHONY: help deps build boot gdb lab walkthrough delta test bench docs clean
+.PHONY: help deps build boot gdb lab walkthrough delta test bench irqsoff docs clean
 help:
 	@echo "make deps                install the Debian packages the kit uses"
 	@echo "make lab STAGE=N         build, boot halted under QEMU, attach gdb: the lab"
@@ -23,6 +23,7 @@ help:
 	@echo "make delta STAGE=N       what stage N changes over stage N-1"
 	@echo "make test                build, boot and check every stage"
 	@echo "make bench [STAGES=...]  hackbench in each stage (default: 00, 06 and the last)"
+	@echo "make irqsoff [STAGES=...] time with interrupts off in drains and resizes (08, last)"
 	@echo "make docs                the handouts as HTML, the diagrams as SVG"
 	@echo "make clean               remove the builds (keeps the source and ccache)"
 	@echo "VARIANT=proof            with build, boot, gdb, lab: lockdep, KASAN, 2 NUMA nodes"
@@ -55,6 +56,9 @@ test: deps
 
 bench: build
 	@vm/bench.sh $(STAGES)
+
+irqsoff:
+	@vm/irqsoff.sh $(STAGES)
 
 docs:
 	@docs/build.sh

@@ -229,6 +229,19 @@ kconfig_refuses() {
 	return "$rc"
 }
 
+# variant_config_holds STAGE VARIANT: the variant's fragment, merged over
+# the stage's config, survives olddefconfig (what vm/configure.sh checks
+# before a build), for a variant that make test does not build.
+variant_config_holds() {
+	local stage=$1 variant=$2 dir=$out/variant-$2 fragments
+	mkdir -p "$dir"
+	cp "$KIT_BUILD/$stage/.config" "$dir/.config" || return 1
+	cat "vm/variants/$variant.config" >>"$dir/.config" || return 1
+	kernel_make "$dir" olddefconfig >/dev/null || return 1
+	mapfile -t fragments < <(KIT_VARIANT=$variant stage_fragments "$stage")
+	vm/check-config.sh "$dir/.config" "${fragments[@]}"
+}
+
 # break_targets STAGE...: the functions that the stages' walkthroughs, and
 # their handouts and answers (in code blocks, lines indented by four
 # spaces, and in `inline code`), break on (break, tbreak), one a line.
@@ -345,6 +358,7 @@ check "make delta is empty exactly for the stages that change nothing" delta_mat
 check "scripts/checkpatch.pl is clean on every stage patch" checkpatch_clean
 smoked=' '
 slubq_stages=()
+last=$(kit_stages | tail -n 1)
 for stage in $(kit_stages); do
 	check "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
 	# Stages that change nothing boot the kernel of the stage before them:
@@ -369,6 +383,10 @@ for stage in $(kit_stages); do
 			break_check_checked=1
 		fi
 		check "stage $stage: Kconfig refuses the options that need free pointers" kconfig_refuses "$stage"
+		if [ "$stage" = "$last" ]; then
+			check "stage $stage: the irqsoff variant's config (tracers for make irqsoff) holds" \
+				variant_config_holds "$stage" irqsoff
+		fi
 		check "stage $stage: with slub_debug=FZPU, the torture module passes and every cache validates" \
 			boot_run "$stage" validate slub_debug=FZPU
 		check "stage $stage: memcg, CPU hotplug, KFENCE, init_on_alloc/free keep working; slabinfo adds up" \
@@ -404,7 +422,6 @@ for stage in $(kit_stages); do
 	fi
 	check "stage $stage: the walkthrough's transcript has what it should" walkthrough "$stage"
 done
-last=$(kit_stages | tail -n 1)
 check "make lab: gdb prompt with QEMU halted at the first instruction" lab_reaches_prompt "$last"
 check "a gdb port in use is reported" port_in_use "$last"
 

@@ -72,7 +72,9 @@ kit_variants() {
 	done
 }
 
-if [ -n "$KIT_VARIANT" ] && ! kit_variants | grep -qxF -- "$KIT_VARIANT"; then
+# (Not grep -q: it stops reading at the first match, and under pipefail the
+# writer's SIGPIPE would fail the pipeline.)
+if [ -n "$KIT_VARIANT" ] && ! kit_variants | grep -xF -- "$KIT_VARIANT" >/dev/null; then
 	printf "error: unknown KIT_VARIANT '%s'; variants:%s\n" "$KIT_VARIANT" \
 		"$(kit_variants | paste -sd ' ')" >&2
 	exit 1

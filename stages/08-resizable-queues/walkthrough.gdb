@@ -1,6 +1,6 @@
 # Stage 08 walkthrough: a shell in the guest writes cpu_queue_size, and
-# resize_cpu_queue() gives kmalloc-64 new per-CPU queues.  The old queues
-# are emptied from an IPI on each CPU, then freed.
+# resize_cpu_queue() gives kmalloc-64 new per-CPU queues.  After a grace
+# period the resizing task empties the old queues, then frees them.
 #
 # kit-run: resize-loop
 
@@ -29,23 +29,30 @@ set $ret_sp = $sp
 frame 0
 delete
 
-echo \n=== 3. The IPI: each CPU empties its old queue into the slabs.\n
-break flush_old_queue
+echo \n=== 3. A grace period later, the resizing task empties the old queues.\n
+break drain_old_queues
 continue
-set $oldc = $kit_per_cpu_ptr(((struct queue_resize *)info)->old)
-printf "cpu %d runs flush_old_queue: its old queue holds %d objects\n", $kit_cpu(), $oldc->objects
+set $oc0 = $kit_per_cpu_ptr(old, 0)
+set $oc1 = $kit_per_cpu_ptr(old, 1)
+printf "drain_old_queues on cpu %d: the old queues hold %d and %d objects\n", $kit_cpu(), $oc0->objects, $oc1->objects
 printf "new per-CPU queues: %p, room for %u objects each\n", $s->cpu_slab, $kit_per_cpu_ptr($s->cpu_slab)->queue
-if ((struct queue_resize *)info)->old == $old && $s->cpu_slab != $old
+if old == $old && $s->cpu_slab != $old
   echo the cache already allocates from the new queues while the old ones are emptied\n
 else
-  echo UNEXPECTED: the IPI is not emptying the queues the cache used before\n
+  echo UNEXPECTED: drain_old_queues is not emptying the queues the cache used before\n
+end
+# IF, bit 9 of RFLAGS: interrupts are on in the task that resizes.
+if ((unsigned long)$eflags & 0x200) != 0
+  echo interrupts are on: the resizing task empties the queues, not an interrupt\n
+else
+  echo UNEXPECTED: drain_old_queues runs with interrupts off\n
 end
 delete
 finish
-if $oldc->objects == 0
-  printf "the old queue of cpu %d is empty now\n", $kit_cpu()
+if $oc0->objects == 0 && $oc1->objects == 0
+  echo the old queues of both CPUs are empty now\n
 else
-  echo UNEXPECTED: the old queue still holds objects after flush_old_queue\n
+  echo UNEXPECTED: an old queue still holds objects after drain_old_queues\n
 end
 
 echo \n=== 4. resize_cpu_queue() returns.\n

@@ -7,7 +7,7 @@
 
 set print frame-arguments none
 
-echo \n=== 1. struct slab: objects is a whole unsigned int, and inuse is gone.\n
+echo \n=== 1. struct slab: objects and inuse are whole unsigned ints.\n
 ptype struct slab
 
 echo \n=== 2. Let the system boot with 512 KiB slabs.\n
@@ -22,6 +22,7 @@ continue
 set $slab = slab
 set $nr = nr
 set $before = $kit_slab_available(slab)
+set $inuse = slab->inuse
 printf "retrieve_objects(nr %d) from a %s slab of %u objects, %d free\n", nr, s->name, slab->objects, $before
 printf "its bitmap takes the last %lu bytes of the slab\n", (slab->objects + 63) / 64 * 8
 delete
@@ -31,6 +32,11 @@ if $slab->objects > 32767 && $taken >= 1 && $taken <= $nr && $kit_slab_available
   printf "the slab holds %u objects, beyond 32767, and its bitmap lost exactly the %d taken\n", $slab->objects, $taken
 else
   echo UNEXPECTED: the slab is not beyond the old limit, or its bitmap does not show the objects taken\n
+end
+if $slab->inuse == $inuse + $taken && $slab->inuse == $slab->objects - $kit_slab_available($slab)
+  printf "inuse went from %u to %u, the objects the bitmap has in use\n", $inuse, $slab->inuse
+else
+  echo UNEXPECTED: inuse does not count the objects the bitmap says are in use\n
 end
 
 echo \n=== End of the walkthrough.\n

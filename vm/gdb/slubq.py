@@ -66,15 +66,22 @@ def read_ulong(addr):
     return int.from_bytes(bytes(data), "little")
 
 
-def has_field(gdb_type, name):
-    """Whether a struct has a member NAME, also inside anonymous unions and
-    structs (as struct slab's counters bit fields are)."""
+def find_field(gdb_type, name):
+    """The gdb.Field of a struct's member NAME, also inside anonymous unions
+    and structs (as struct slab's counters bit fields are), or None."""
     for f in gdb_type.strip_typedefs().fields():
         if f.name == name:
-            return True
-        if f.name is None and has_field(f.type, name):
-            return True
-    return False
+            return f
+        if f.name is None:
+            inner = find_field(f.type, name)
+            if inner is not None:
+                return inner
+    return None
+
+
+def has_field(gdb_type, name):
+    """Whether a struct has a member NAME (see find_field)."""
+    return find_field(gdb_type, name) is not None
 
 
 def symbol_value(name, default):
@@ -211,9 +218,12 @@ $kit_cache(NAME): for example print $kit_cache("kmalloc-64")->size"""
 
 def oo_shift():
     """Where kmem_cache_order_objects splits order from objects: bit 16
-    while struct slab counts objects in 15 bits, bit 20 from stage 10 on,
-    where the counter of objects in use is gone and objects is 32 bits."""
-    return 16 if has_field(gdb.lookup_type("struct slab"), "inuse") else 20
+    while struct slab counts objects in a bitfield (objects:15), bit 20
+    from stage 10 on, where objects is a whole unsigned int."""
+    objects = find_field(gdb.lookup_type("struct slab"), "objects")
+    if objects is None:
+        raise gdb.GdbError("struct slab has no member objects")
+    return 16 if objects.bitsize else 20
 
 
 def oo_objects(s):
