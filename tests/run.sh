@@ -229,6 +229,33 @@ kconfig_refuses() {
 	return "$rc"
 }
 
+# break_conditions STAGE: the conditional breakpoints (break FUNC if COND)
+# of the stage's walkthrough, handout and answers, one a line.
+break_conditions() {
+	cat "stages/$1/walkthrough.gdb" "labs/$1/README.md" "solutions/$1.md" |
+		sed -nE 's/^[[:space:]]*(\(gdb\) )?(t?break [A-Za-z_][A-Za-z0-9_]* if .*)$/\2/p'
+}
+
+# conditions_parse STAGE BREAK...: gdb takes each BREAK (a conditional
+# breakpoint) on the stage's vmlinux.  A condition names the function's
+# arguments, which gdb finds only if the breakpoint's address lies in the
+# function's own scope: where the compiler put inlined code first, gdb says
+# "No symbol ... in current context" and the breakpoint never stops.
+conditions_parse() {
+	local vmlinux=$KIT_BUILD/$1/vmlinux line
+	local -a gdb_args=()
+	shift
+	for line in "$@"; do
+		gdb_args+=(-ex "echo == $line\n" -ex "$line")
+	done
+	gdb -q -nx -batch -iex 'set auto-load no' "${gdb_args[@]}" "$vmlinux" >"$out/conditions" 2>&1
+	cat "$out/conditions"
+	if grep -E '^No symbol|[Ee]rror' "$out/conditions"; then
+		echo "gdb refused a condition (above)"
+		return 1
+	fi
+}
+
 # variant_config_holds STAGE VARIANT: the variant's fragment, merged over
 # the stage's config, survives olddefconfig (what vm/configure.sh checks
 # before a build), for a variant that make test does not build.
@@ -381,6 +408,16 @@ for stage in $(kit_stages); do
 			check "  ... and an inline function fails that check" \
 				fails_with "map: not one location" breaks_resolve_once "$stage" map
 			break_check_checked=1
+		fi
+		mapfile -t conditions < <(break_conditions "$stage")
+		if [ ${#conditions[@]} -gt 0 ]; then
+			check "stage $stage: gdb takes the conditions of its breakpoints (${#conditions[@]})" \
+				conditions_parse "$stage" "${conditions[@]}"
+			if [ -z "${condition_check_checked:-}" ]; then
+				check "  ... and a condition on a name the function lacks fails that check" \
+					fails_with "No symbol" conditions_parse "$stage" "break drain_objects if no_such_name > 1"
+				condition_check_checked=1
+			fi
 		fi
 		check "stage $stage: Kconfig refuses the options that need free pointers" kconfig_refuses "$stage"
 		if [ "$stage" = "$last" ]; then

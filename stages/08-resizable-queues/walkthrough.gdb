@@ -42,7 +42,7 @@ else
   echo UNEXPECTED: drain_old_queues is not emptying the queues the cache used before\n
 end
 # IF, bit 9 of RFLAGS: interrupts are on in the task that resizes.
-if ((unsigned long)$eflags & 0x200) != 0
+if ($eflags & 0x200) != 0
   echo interrupts are on: the resizing task empties the queues, not an interrupt\n
 else
   echo UNEXPECTED: drain_old_queues runs with interrupts off\n
