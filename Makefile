@@ -21,12 +21,26 @@ help:
 	@echo "make gdb STAGE=N         attach gdb to a kernel started with make boot"
 	@echo "make build STAGE=N       build the stage's kernel and the initramfs"
 	@echo "make delta STAGE=N       what stage N changes over stage N-1"
-	@echo "make test                build, boot and check every stage"
+	@echo "make test                build, boot and check every stage (TAP output)"
+	@echo "make test STAGE=N        only stage N's checks; FILTER=REGEX: checks whose names match"
 	@echo "make bench [STAGES=...]  hackbench in each stage (default: 00, 06 and the last)"
 	@echo "make irqsoff [STAGES=...] time with interrupts off in drains and resizes (08, last)"
 	@echo "make docs                the handouts as HTML, the diagrams as SVG"
 	@echo "make clean               remove the builds (keeps the source and ccache)"
-	@echo "VARIANT=proof            with build, boot, gdb, lab: lockdep, KASAN, 2 NUMA nodes"
+	@echo "settings (make VAR=value, or KIT_* in the environment), and their defaults:"
+	@echo "  STAGE=N                 the stage (number or folder name); default: the last"
+	@echo "  VARIANT=NAME            another kernel config, vm/variants/NAME.config:"
+	@echo "                          proof (lockdep, KASAN, 2 NUMA nodes), irqsoff (tracers);"
+	@echo "                          default: none"
+	@echo "  APPEND=ARGS             more kernel parameters; default: none"
+	@echo "  FILTER=REGEX            make test: only checks whose names match; default: all"
+	@echo "  STAGES='N ...'          make bench, make irqsoff: the stages"
+	@echo "  KIT_WORK=DIR            source, builds, logs; default: ~/.cache/slubq-kit"
+	@echo "                          (\$$XDG_CACHE_HOME/slubq-kit if that is set)"
+	@echo "  GDB_PORT=N              the gdb stub's port; default: 20000 + uid % 10000"
+	@echo "  KIT_ACCEL=NAME          QEMU's accelerator; default: tcg (kvm at your own risk)"
+	@echo "  KIT_WALKTHROUGH_TIMEOUT=S  seconds a walkthrough may take; default: 600"
+	@echo "  LINUX_TARBALL=FILE      the kernel source; default: /usr/src/linux-source-6.1.tar.xz"
 	@echo "stages: $(notdir $(wildcard stages/[0-9][0-9]-*))"
 
 deps:
@@ -51,8 +65,10 @@ walkthrough: build
 delta:
 	@vm/series.sh delta "$(STAGE)"
 
-test: deps
-	@tests/run.sh
+# Standard output is TAP: deps says its piece on standard error.
+test:
+	@vm/deps.sh >&2
+	@KIT_TEST_STAGE="$(STAGE)" KIT_TEST_FILTER="$(FILTER)" tests/run.sh
 
 bench: build
 	@vm/bench.sh $(STAGES)

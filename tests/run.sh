@@ -2,31 +2,28 @@
 # The kit's test suite: `make test`.  Fast checks of the scripts and their
 # errors first, then, for every stage, build, boot to the ready line with a
 # smoke test, and the gdb walkthrough checked against its expected patterns.
-# Prints one line per check and ends with "N passed, N failed".
+# Prints TAP (version 13): one line per check, the plan last, then
+# "N passed, N failed" (and "N skipped" when some were).
+#
+# KIT_TEST_STAGE (make test STAGE=N) runs one stage's checks and what they
+# need, nothing else; KIT_TEST_FILTER (make test FILTER=REGEX) keeps the
+# checks whose names match the extended regular expression REGEX, and the
+# builds they need.
 set -euo pipefail
 # shellcheck source=../vm/lib.sh
 . "$(dirname "$0")/../vm/lib.sh"
 cd "$KIT_ROOT"
 
-passed=0 failed=0
+only_stage=''
+if [ -n "${KIT_TEST_STAGE:-}" ]; then
+	only_stage=$(stage_resolve "$KIT_TEST_STAGE")
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-
-# check NAME COMMAND...: one test; its output is shown only when it fails.
-# A test function fails at its first failing command (see run_logged).
-check() {
-	local name=$1 start=$SECONDS
-	shift
-	run_logged "$out/last" "$@"
-	if [ "$run_status" -eq 0 ]; then
-		passed=$((passed + 1))
-		printf 'ok %d - %s (%ds)\n' "$((passed + failed))" "$name" "$((SECONDS - start))"
-	else
-		failed=$((failed + 1))
-		printf 'not ok %d - %s\n' "$((passed + failed))" "$name"
-		tail -n 30 "$out/last" | sed 's/^/#   /'
-	fi
-}
+# shellcheck source=tap.sh
+. tests/tap.sh
+tap_start "$out" "${KIT_TEST_FILTER:-}"
+[ -z "$only_stage" ] || in_scope=0
 
 # fails_with TEXT COMMAND...: COMMAND must exit non-zero and say TEXT.
 fails_with() {
@@ -54,11 +51,31 @@ matches_all() {
 			fi
 			;;
 		*)
-			grep -qE -- "$pat" "$file" || { echo "no line matches: $pat"; bad=1; }
+			if ! grep -qE -- "$pat" "$file"; then
+				echo "no line matches: $pat"
+				near "$pat" "$file"
+				bad=1
+			fi
 			;;
 		esac
 	done <"$patterns"
 	return "$bad"
+}
+
+# near PATTERN FILE: where in FILE a line for PATTERN was expected: the
+# lines around the first one that has the pattern's longest word.
+near() {
+	local word line
+	word=$(grep -oE '[A-Za-z_][A-Za-z0-9_-]{3,}' <<<"$1" | awk '{ print length, $0 }' |
+		sort -rn | head -n 1 | cut -d' ' -f2-)
+	line=$(grep -nF -m 1 -- "${word:-@@none@@}" "$2" | cut -d: -f1)
+	if [ -n "$line" ]; then
+		echo "  the transcript near its first \"$word\" (line $line):"
+		sed -n "$((line > 3 ? line - 3 : 1)),$((line + 3))p" "$2" | sed 's/^/  | /'
+	else
+		echo "  the transcript has no \"${word:-}\"; its last lines:"
+		tail -n 5 "$2" | sed 's/^/  | /'
+	fi
 }
 
 # --- The kit's own code -------------------------------------------------
@@ -67,6 +84,39 @@ shell_scripts() {
 }
 mapfile -t scripts < <(shell_scripts)
 check "shellcheck is clean on the kit's scripts" shellcheck -x "${scripts[@]}"
+# The suite's own machinery (tests/tap.sh): output that a TAP parser reads
+# without error, a failed prerequisite skipping what needs it, the filter
+# leaving checks out and running a prerequisite they need.
+tap_works() {
+	bash -c 'set -euo pipefail
+		. vm/lib.sh
+		. tests/tap.sh
+		tap_start "$1" "^(build|boot|walk)"
+		prerequisite build false
+		check boot true
+		check "left out" true
+		skip=""
+		prerequisite compile true
+		check walk true
+		tap_finish' _ "$out" >"$out/tap.txt" && { echo "tap_finish passed a failed check"; return 1; }
+	cat "$out/tap.txt"
+	grep -qx 'TAP version 13' "$out/tap.txt"
+	grep -qx 'not ok 1 - build' "$out/tap.txt"
+	grep -qx 'ok 2 - boot # SKIP needs: build' "$out/tap.txt"
+	grep -qE '^ok 3 - compile \([0-9]+s\)$' "$out/tap.txt"
+	grep -qE '^ok 4 - walk \([0-9]+s\)$' "$out/tap.txt"
+	if grep 'left out' "$out/tap.txt"; then
+		echo "the filter did not leave that check out"
+		return 1
+	fi
+	grep -qx '1..4' "$out/tap.txt"
+	grep -qx '2 passed, 1 failed, 1 skipped' "$out/tap.txt"
+	perl -MTAP::Parser -e 'local $/; my $p = TAP::Parser->new({ tap => <STDIN> });
+		$p->run; print "TAP parse error: $_\n" for $p->parse_errors;
+		exit($p->parse_errors || $p->tests_run != 4 || $p->failed != 1 || $p->skipped != 1)' \
+		<"$out/tap.txt"
+}
+check "the test output is TAP; a failed build skips what needs it; FILTER selects" tap_works
 check "the gdb helpers compile" python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' vm/gdb/slubq.py
 
 # make docs: an HTML page per handout, an SVG per diagram.
@@ -82,6 +132,27 @@ docs_build() {
 	done
 }
 check "make docs renders every handout and diagram" docs_build
+
+# settings_documented: every setting that vm/ reads from the environment
+# with a default (${NAME:-...}) is listed by make help and in the README's
+# table, under its make name (KIT_VARIANT is VARIANT=).  KIT_PACKAGES and
+# KIT_SERIES_BRANCH are the tests' hooks, not settings.
+settings_documented() {
+	local name shown help bad=0
+	help=$(make --no-print-directory help)
+	while IFS= read -r name; do
+		case "$name" in
+		KIT_PACKAGES | KIT_SERIES_BRANCH) continue ;;
+		KIT_VARIANT) shown=VARIANT ;;
+		*) shown=$name ;;
+		esac
+		grep -qE -- "(^| )$shown=" <<<"$help" || { echo "make help does not list $shown"; bad=1; }
+		grep -qF -- "| \`$shown=" README.md || { echo "the README's table does not list $shown"; bad=1; }
+	done < <(grep -ohE '\$\{(KIT_[A-Z_]+|GDB_PORT|LINUX_TARBALL):-' vm/*.sh |
+		sed -E 's/^\$\{//; s/:-$//' | sort -u)
+	return "$bad"
+}
+check "make help and the README list every setting the scripts read" settings_documented
 
 # --- Bad input gets a one-line error ------------------------------------
 check "an unknown STAGE is refused, naming the valid ones" \
@@ -139,6 +210,17 @@ boot_console() {
 	echo "$console"
 }
 
+# kunit_passed CONSOLE: the kernel's SLUB KUnit suite ran and passed, as
+# the tree's own KTAP parser (tools/testing/kunit/kunit.py) reads the
+# console: it names a failing case.
+kunit_passed() {
+	python3 "$KIT_TREE/tools/testing/kunit/kunit.py" parse "$1" >"$out/kunit" 2>&1 || {
+		grep -E 'FAILED|CRASHED|ERROR|Testing complete' "$out/kunit"
+		return 1
+	}
+	grep -q '\[PASSED\] slub_test ' "$out/kunit" || { echo "no slub_test suite on the console"; return 1; }
+}
+
 # boot_run STAGE SCRIPT [KERNEL ARGS]: boot_console, and fail unless the
 # system came up, the kernel's own SLUB KUnit suite (it runs at every boot)
 # passed, SCRIPT said "SCRIPT: passed", and the kernel did not complain
@@ -151,7 +233,7 @@ boot_run() {
 	console=$(boot_console "$@")
 	grep -E "^kit-init|^$script:|slub_test|slubq_torture" "$console" || true
 	grep -q "^kit-init: ready: stage $stage," "$console"
-	grep -qE '^ *ok [0-9]+ slub_test$' "$console"
+	kunit_passed "$console"
 	grep -q "^$script: passed" "$console"
 	if grep -E '(BUG|WARNING):|^BUG [^ ]+ \(|^FIX |Oops|Kernel panic|Call Trace' "$console"; then
 		echo "the kernel complained: see $console"
@@ -379,15 +461,35 @@ checkpatch_clean() {
 	done
 }
 
-check "the initramfs builds" vm/build-initramfs.sh
 check "the series survives import and export byte for byte" series_round_trip
 check "make delta is empty exactly for the stages that change nothing" delta_matches_patches
 check "scripts/checkpatch.pl is clean on every stage patch" checkpatch_clean
+
+# --- The checks of each stage, and of the last -------------------------
+in_scope=1
+prerequisite "the initramfs builds" vm/build-initramfs.sh
+base_skip=$skip base_pending=("${pending[@]}")
 smoked=' '
 slubq_stages=()
 last=$(kit_stages | tail -n 1)
 for stage in $(kit_stages); do
-	check "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
+	# What this stage's checks look back at: the earlier SLUB+Q stages.
+	if patch_has "$stage" retrieve_objects; then
+		slubq_stages+=("$stage")
+	fi
+	if [ -n "$only_stage" ] && [ "$stage" != "$only_stage" ]; then
+		continue
+	fi
+	skip=$base_skip pending=("${base_pending[@]}")
+	prerequisite "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
+	if [ -z "${kunit_check_checked:-}" ]; then
+		# KUnit's parser comes with the tree, unpacked by the first build.
+		printf '%s\n' 'KTAP version 1' '1..1' '    KTAP version 1' '    # Subtest: slub_test' \
+			'    1..2' '    ok 1 test_one' '    not ok 2 test_two' 'not ok 1 slub_test' >"$out/kunit-bad"
+		check "a failing SLUB KUnit case is named on the console" \
+			fails_with "[FAILED] test_two" kunit_passed "$out/kunit-bad"
+		kunit_check_checked=1
+	fi
 	# Stages that change nothing boot the kernel of the stage before them:
 	# one smoke boot per distinct kernel.
 	key=$(stage_key "$stage")
@@ -396,7 +498,6 @@ for stage in $(kit_stages); do
 		smoked+="$key "
 	fi
 	if patch_has "$stage" retrieve_objects; then
-		slubq_stages+=("$stage")
 		check "stage $stage: the allocator compiles for 32-bit x86 (i386), warnings as errors" \
 			vm/compile-i386.sh "$stage"
 		# What the handouts of this and the earlier SLUB+Q stages break on.
@@ -441,8 +542,10 @@ for stage in $(kit_stages); do
 			check "stage $stage: slabs of more than 32767 objects (slub_min_order=7) pass the torture test" \
 				boot_run "$stage" big-slabs slub_min_order=7
 		fi
-		# The proof kernel: after stage 07's, each rebuilds little.
-		check "stage $stage: the proof kernel (lockdep, KASAN, 2 NUMA nodes) builds" \
+		# The proof kernel: after stage 07's, each rebuilds little.  If it
+		# does not build, only the proof checks are skipped.
+		stage_skip=$skip stage_pending=${#pending[@]}
+		prerequisite "stage $stage: the proof kernel (lockdep, KASAN, 2 NUMA nodes) builds" \
 			env KIT_VARIANT=proof vm/build-kernel.sh "$stage"
 		check "stage $stage: on it, torture, resizing, CPU hotplug: no lockdep, KASAN or might_sleep report" \
 			proof_run "$stage"
@@ -450,6 +553,11 @@ for stage in $(kit_stages); do
 			check "  ... and a use after free planted in the torture module fails it (KASAN)" \
 				kasan_catches_use_after_free "$stage"
 			kasan_fault_checked=1
+		fi
+		# A proof build that no selected check needed stays pending no more.
+		skip=$stage_skip
+		if [ ${#pending[@]} -gt "$stage_pending" ]; then
+			unset 'pending[-1]'
 		fi
 		if [ -z "${torture_fault_checked:-}" ]; then
 			check "stage $stage: the torture module catches a corrupted object" \
@@ -459,8 +567,9 @@ for stage in $(kit_stages); do
 	fi
 	check "stage $stage: the walkthrough's transcript has what it should" walkthrough "$stage"
 done
-check "make lab: gdb prompt with QEMU halted at the first instruction" lab_reaches_prompt "$last"
-check "a gdb port in use is reported" port_in_use "$last"
+if [ -z "$only_stage" ] || [ "$only_stage" = "$last" ]; then
+	check "make lab: gdb prompt with QEMU halted at the first instruction" lab_reaches_prompt "$last"
+	check "a gdb port in use is reported" port_in_use "$last"
+fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+tap_finish

@@ -1,0 +1,93 @@
+# shellcheck shell=bash
+# tests/tap.sh: the checks of tests/run.sh, as TAP (version 13), with
+# selection.  Sourced after vm/lib.sh (run_logged).
+#
+#   tap_start DIR [REGEX]    print the version line; DIR holds each check's
+#                            output; only checks whose names match REGEX run
+#   check NAME COMMAND...    one test line: ok, not ok (with the command's
+#                            last 30 lines of output), or ok # SKIP
+#   prerequisite NAME COMMAND...
+#                            a check that those after it need (a build): if
+#                            it fails, they are skipped, naming it; left out
+#                            by the filter, it runs anyway before the first
+#                            of them that runs
+#   tap_finish               the plan, then "N passed, N failed" (and
+#                            "N skipped"); fails if a check failed
+#
+# in_scope (0 or 1) turns the checks that follow off and on; skip says why
+# the checks that follow cannot run (empty: they can); pending holds the
+# prerequisites that the filter left out, each quoted for eval, in order.  tests/run.sh sets them around
+# each stage.
+
+tap_start() {
+	tap_dir=$1 tap_filter=${2:-}
+	passed=0 failed=0 skipped=0
+	in_scope=1 skip='' pending=()
+	echo 'TAP version 13'
+}
+
+# tap_line NAME COMMAND...: run one check and print its line; sets
+# check_status.  A test function fails at its first failing command (see
+# run_logged).
+tap_line() {
+	local name=$1 start=$SECONDS
+	shift
+	if [ -n "$skip" ]; then
+		skipped=$((skipped + 1))
+		printf 'ok %d - %s # SKIP %s\n' "$((passed + failed + skipped))" "$name" "$skip"
+		check_status=1
+		return 0
+	fi
+	run_logged "$tap_dir/last" "$@"
+	# shellcheck disable=SC2154 # set by run_logged (vm/lib.sh)
+	check_status=$run_status
+	if [ "$run_status" -eq 0 ]; then
+		passed=$((passed + 1))
+		printf 'ok %d - %s (%ds)\n' "$((passed + failed + skipped))" "$name" "$((SECONDS - start))"
+	else
+		failed=$((failed + 1))
+		printf 'not ok %d - %s\n' "$((passed + failed + skipped))" "$name"
+		tail -n 30 "$tap_dir/last" | sed 's/^/#   /'
+	fi
+}
+
+# selected NAME: whether a check of that name is to run.
+selected() {
+	[ "$in_scope" = 1 ] && { [ -z "$tap_filter" ] || [[ $1 =~ $tap_filter ]]; }
+}
+
+check() {
+	local needed
+	selected "$1" || return 0
+	for needed in "${pending[@]}"; do
+		eval "tap_needed $needed"
+	done
+	pending=()
+	tap_line "$@"
+}
+
+prerequisite() {
+	[ "$in_scope" = 1 ] || return 0
+	if selected "$1"; then
+		tap_needed "$@"
+	else
+		pending+=("$(printf '%q ' "$@")")
+	fi
+}
+
+# tap_needed NAME COMMAND...: run a prerequisite; if it fails, what
+# follows is skipped.
+tap_needed() {
+	tap_line "$@"
+	if [ "$check_status" -ne 0 ] && [ -z "$skip" ]; then
+		skip="needs: $1"
+	fi
+}
+
+tap_finish() {
+	local summary="$passed passed, $failed failed"
+	echo "1..$((passed + failed + skipped))"
+	[ "$skipped" -eq 0 ] || summary+=", $skipped skipped"
+	echo "$summary"
+	[ "$failed" -eq 0 ]
+}
