@@ -86,7 +86,7 @@ mapfile -t scripts < <(shell_scripts)
 check "shellcheck is clean on the kit's scripts" shellcheck -x "${scripts[@]}"
 # The suite's own machinery (tests/tap.sh): output that a TAP parser reads
 # without error, a failed prerequisite skipping what needs it, the filter
-# leaving checks out and running a prerequisite they need.
+# leaving checks out and running a prerequisite they need, once.
 tap_works() {
 	bash -c 'set -euo pipefail
 		. vm/lib.sh
@@ -97,7 +97,10 @@ tap_works() {
 		check "left out" true
 		skip=""
 		prerequisite compile true
+		saved=("${pending[@]}")
 		check walk true
+		pending=("${saved[@]}")
+		check "walk again" true
 		tap_finish' _ "$out" >"$out/tap.txt" && { echo "tap_finish passed a failed check"; return 1; }
 	cat "$out/tap.txt"
 	grep -qx 'TAP version 13' "$out/tap.txt"
@@ -105,15 +108,16 @@ tap_works() {
 	grep -qx 'ok 2 - boot # SKIP needs: build' "$out/tap.txt"
 	grep -qE '^ok 3 - compile \([0-9]+s\)$' "$out/tap.txt"
 	grep -qE '^ok 4 - walk \([0-9]+s\)$' "$out/tap.txt"
+	grep -qE '^ok 5 - walk again \([0-9]+s\)$' "$out/tap.txt"
 	if grep 'left out' "$out/tap.txt"; then
 		echo "the filter did not leave that check out"
 		return 1
 	fi
-	grep -qx '1..4' "$out/tap.txt"
-	grep -qx '2 passed, 1 failed, 1 skipped' "$out/tap.txt"
+	grep -qx '1..5' "$out/tap.txt"
+	grep -qx '3 passed, 1 failed, 1 skipped' "$out/tap.txt"
 	perl -MTAP::Parser -e 'local $/; my $p = TAP::Parser->new({ tap => <STDIN> });
 		$p->run; print "TAP parse error: $_\n" for $p->parse_errors;
-		exit($p->parse_errors || $p->tests_run != 4 || $p->failed != 1 || $p->skipped != 1)' \
+		exit($p->parse_errors || $p->tests_run != 5 || $p->failed != 1 || $p->skipped != 1)' \
 		<"$out/tap.txt"
 }
 check "the test output is TAP; a failed build skips what needs it; FILTER selects" tap_works
@@ -483,11 +487,14 @@ for stage in $(kit_stages); do
 	skip=$base_skip pending=("${base_pending[@]}")
 	prerequisite "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
 	if [ -z "${kunit_check_checked:-}" ]; then
-		# KUnit's parser comes with the tree, unpacked by the first build.
+		# KUnit's parser and 6.1's headers come with the tree, unpacked by
+		# the first build.
 		printf '%s\n' 'KTAP version 1' '1..1' '    KTAP version 1' '    # Subtest: slub_test' \
 			'    1..2' '    ok 1 test_one' '    not ok 2 test_two' 'not ok 1 slub_test' >"$out/kunit-bad"
 		check "a failing SLUB KUnit case is named on the console" \
 			fails_with "[FAILED] test_two" kunit_passed "$out/kunit-bad"
+		check "the gdb helpers' table of cache flags is 6.1's (include/linux/slab.h)" \
+			python3 tests/check_slab_flags.py "$KIT_TREE" vm/gdb/slubq.py
 		kunit_check_checked=1
 	fi
 	# Stages that change nothing boot the kernel of the stage before them:

@@ -23,6 +23,8 @@ tap_start() {
 	tap_dir=$1 tap_filter=${2:-}
 	passed=0 failed=0 skipped=0
 	in_scope=1 skip='' pending=()
+	# The prerequisites that ran, and how: a pending one runs once.
+	declare -gA tap_ran=()
 	echo 'TAP version 13'
 }
 
@@ -75,10 +77,15 @@ prerequisite() {
 	fi
 }
 
-# tap_needed NAME COMMAND...: run a prerequisite; if it fails, what
-# follows is skipped.
+# tap_needed NAME COMMAND...: run a prerequisite, unless it ran already;
+# if it failed, what follows is skipped.
 tap_needed() {
-	tap_line "$@"
+	if [ -n "${tap_ran[$1]+set}" ]; then
+		check_status=${tap_ran[$1]}
+	else
+		tap_line "$@"
+		tap_ran[$1]=$check_status
+	fi
 	if [ "$check_status" -ne 0 ] && [ -z "$skip" ]; then
 		skip="needs: $1"
 	fi

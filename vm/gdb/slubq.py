@@ -4,8 +4,10 @@
 # scripts/gdb/linux: convenience functions and commands that read the slab
 # allocator's state out of a kernel stopped under QEMU's gdb stub.
 #
-# Linux 6.1's scripts have no $lx_per_cpu_ptr and no lx-slabinfo, so the kit
-# brings its own per-CPU accessor and slab commands.  They look at the types
+# They stand on the kernel's own gdb library (scripts/gdb/linux: cpus for
+# per-CPU data and the current CPU, lists for list walks, utils for field
+# offsets); Linux 6.1 has no lx-slabinfo, so the slab commands are the
+# kit's.  They look at the types
 # they find in vmlinux, so one file serves every stage of the kit: where a
 # stage changes struct kmem_cache_cpu or struct slab, the commands show what
 # that stage has.
@@ -14,9 +16,11 @@
 # pointers and a slab records its free objects in a bitmap: kit-queue shows
 # the queues, kit-slab the bitmap.
 #
-# Loaded by vm/gdb.sh after vmlinux-gdb.py.
+# Loaded by vm/gdb.sh after vmlinux-gdb.py, which puts scripts/gdb on
+# Python's path.
 
 import gdb
+from linux import cpus, lists, utils
 
 # x86_64 with 4-level paging and no KASLR (the kit's config): where the
 # direct map and the struct page array start, unless the kernel says.
@@ -41,7 +45,7 @@ SLAB_FLAGS = [
     (0x00200000, "SLAB_TRACE"),
     (0x00400000, "SLAB_DEBUG_OBJECTS"),
     (0x00800000, "SLAB_NOLEAKTRACE"),
-    (0x01000000, "SLAB_FAILSLAB"),
+    (0x02000000, "SLAB_FAILSLAB"),
     (0x04000000, "SLAB_ACCOUNT"),
     (0x08000000, "SLAB_KASAN"),
     (0x10000000, "SLAB_NO_USER_FLAGS"),
@@ -92,12 +96,6 @@ def symbol_value(name, default):
         return default
 
 
-def current_cpu():
-    """The CPU that the selected gdb thread is: QEMU makes one thread per
-    virtual CPU, numbered from 1."""
-    return gdb.selected_thread().num - 1
-
-
 def nr_cpu_ids():
     return symbol_value("nr_cpu_ids", 1)
 
@@ -106,12 +104,10 @@ def per_cpu_ptr(ptr, cpu):
     """The address of CPU's copy of the per-CPU variable that PTR points to,
     with PTR's type: what per_cpu_ptr() computes in the kernel."""
     if cpu < 0:
-        cpu = current_cpu()
+        cpu = cpus.get_current_cpu()
     if cpu >= nr_cpu_ids():
         raise gdb.GdbError("no CPU %d: this kernel has %d" % (cpu, nr_cpu_ids()))
-    offset = int(gdb.parse_and_eval("__per_cpu_offset[%d]" % cpu))
-    addr = (int(ptr.cast(ulong_type())) + offset) & 0xFFFFFFFFFFFFFFFF
-    return gdb.Value(addr).cast(ulong_type()).cast(ptr.type)
+    return cpus.per_cpu(ptr, cpu).address
 
 
 class PerCpuPtr(gdb.Function):
@@ -130,13 +126,9 @@ s->cpu_slab; CPU defaults to the CPU gdb has selected.  Example:
 
 def caches():
     """Every struct kmem_cache * on the slab_caches list."""
-    cache_type = gdb.lookup_type("struct kmem_cache")
-    head = gdb.parse_and_eval("&slab_caches")
-    offset = [f.bitpos // 8 for f in cache_type.fields() if f.name == "list"][0]
-    node = head["next"]
-    while int(node) != int(head):
-        yield gdb.Value(int(node) - offset).cast(cache_type.pointer())
-        node = node["next"]
+    return lists.list_for_each_entry(gdb.parse_and_eval("slab_caches"),
+                                     gdb.lookup_type("struct kmem_cache").pointer(),
+                                     "list")
 
 
 def find_cache(spec):
@@ -161,7 +153,7 @@ $kit_cpu(): QEMU shows each virtual CPU as a thread; CPU n is thread n+1."""
         super().__init__("kit_cpu")
 
     def invoke(self):
-        return current_cpu()
+        return cpus.get_current_cpu()
 
 
 class CpuFreelist(gdb.Function):
@@ -270,7 +262,8 @@ def virt_to_slab(addr):
     page_type = gdb.lookup_type("struct page")
     pfn = (addr - page_offset()) >> PAGE_SHIFT
     page = vmemmap() + pfn * page_type.sizeof
-    head = read_ulong(page + 8)  # page->compound_head, bit 0: a tail page
+    # page->compound_head, bit 0 set: a tail page, and the head's address
+    head = read_ulong(page + utils.offset_of(page_type.pointer(), "compound_head"))
     if head & 1:
         page = head - 1
     return gdb.Value(page).cast(gdb.lookup_type("struct slab").pointer())
@@ -325,7 +318,14 @@ def queue(s, cpu):
     if n < 0 or n > queue_room(s, c):
         raise gdb.GdbError("cpu %d: queue count %d is not in 0..%d" % (
             cpu, n, queue_room(s, c)))
-    return c, [int(c["object"][i]) for i in range(n)]
+    # One read of the whole queue: over the gdb stub, a read per pointer
+    # takes seconds for a queue of thousands.
+    # (c->object is an array in stage 07, a pointer from stage 08 on.)
+    if n == 0:
+        return c, []
+    start = int(c["object"][0].address)
+    data = bytes(gdb.selected_inferior().read_memory(start, n * 8))
+    return c, [int.from_bytes(data[i * 8:i * 8 + 8], "little") for i in range(n)]
 
 
 def describe_slab(slab):
@@ -493,7 +493,7 @@ Prints the CPU's slab and its lockless freelist, object by object."""
         if not argv:
             raise gdb.GdbError("usage: kit-cpu-slab CACHE [CPU]")
         s = find_cache(argv[0])
-        cpu = int(gdb.parse_and_eval(argv[1])) if len(argv) > 1 else current_cpu()
+        cpu = int(gdb.parse_and_eval(argv[1])) if len(argv) > 1 else cpus.get_current_cpu()
         if is_slubq():
             raise gdb.GdbError("SLUB+Q has no cpu slabs: kit-queue %s shows "
                                "the per-CPU queues" % argv[0])
@@ -536,11 +536,12 @@ the queue, of how many it holds, and the last ones, which go out first."""
             raise gdb.GdbError("this kernel has no per-CPU queues (stage 07 "
                                "adds them); kit-cpu-slab shows its cpu slab")
         s = find_cache(argv[0])
-        cpus = [int(gdb.parse_and_eval(argv[1]))] if len(argv) > 1 else range(nr_cpu_ids())
+        which = ([int(gdb.parse_and_eval(argv[1]))] if len(argv) > 1
+                 else cpus.each_possible_cpu())
         gdb.write("cache %s: object size %d, slot size %d, queue %d, batch %d\n" % (
             s["name"].string(), int(s["object_size"]), int(s["size"]),
             int(s["queue"]), int(s["batch"])))
-        for cpu in cpus:
+        for cpu in which:
             c, objects = queue(s, cpu)
             gdb.write("cpu %d: queue %d of %d objects, node %d, kmem_cache_cpu at 0x%x\n" % (
                 cpu, len(objects), queue_room(s, c), int(c["node"]), int(c)))
@@ -586,7 +587,7 @@ own freelist and the freelist of the CPU that owns it say."""
             self.show_bitmap(s, slab, base, size, nr)
             return
         free = set(freelist(s, slab["freelist"]))
-        for cpu in range(nr_cpu_ids()):
+        for cpu in cpus.each_possible_cpu():
             c = per_cpu_ptr(s["cpu_slab"], cpu)
             if int(c["slab"]) == int(slab):
                 gdb.write("the cpu slab of cpu %d\n" % cpu)
@@ -602,7 +603,7 @@ own freelist and the freelist of the CPU that owns it say."""
         allocated for the slab, and marked Q."""
         bits, where = slab_map(slab)
         queued = set()
-        for cpu in range(nr_cpu_ids()):
+        for cpu in cpus.each_possible_cpu():
             queued |= set(queue(s, cpu)[1])
         marks = ""
         for i in range(nr):
