@@ -486,7 +486,7 @@ for stage in $(kit_stages); do
 	fi
 	skip=$base_skip pending=("${base_pending[@]}")
 	prerequisite "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
-	if [ -z "${kunit_check_checked:-}" ]; then
+	if [ -z "${tree_checks_done:-}" ]; then
 		# KUnit's parser and 6.1's headers come with the tree, unpacked by
 		# the first build.
 		printf '%s\n' 'KTAP version 1' '1..1' '    KTAP version 1' '    # Subtest: slub_test' \
@@ -495,7 +495,7 @@ for stage in $(kit_stages); do
 			fails_with "[FAILED] test_two" kunit_passed "$out/kunit-bad"
 		check "the gdb helpers' table of cache flags is 6.1's (include/linux/slab.h)" \
 			python3 tests/check_slab_flags.py "$KIT_TREE" vm/gdb/slubq.py
-		kunit_check_checked=1
+		tree_checks_done=1
 	fi
 	# Stages that change nothing boot the kernel of the stage before them:
 	# one smoke boot per distinct kernel.
