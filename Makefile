@@ -6,13 +6,17 @@
 # logs; default ~/.cache/slubq-kit) and GDB_PORT the gdb stub's port.
 # APPEND adds kernel parameters to boot and lab (APPEND=slub_debug=FZPU).
 # VARIANT picks another configuration, vm/variants/VARIANT.config
-# (VARIANT=proof: lockdep, KASAN and two NUMA nodes).
+# (VARIANT=proof: lockdep, KASAN and two NUMA nodes).  LAB is STAGE's other
+# name (lab N is stage N); TREE=exercise builds the student's tree of the
+# lab (make exercise) instead of the stage's source.
 
-STAGE ?=
+LAB ?=
+STAGE ?= $(LAB)
 export KIT_APPEND := $(APPEND)
 export KIT_VARIANT := $(VARIANT)
+export KIT_SOURCE := $(TREE)
 
-.PHONY: help deps build boot gdb lab walkthrough delta test bench irqsoff docs clean
+.PHONY: help deps build boot gdb lab walkthrough exercise grade delta test bench irqsoff docs clean
 help:
 	@echo "make deps                install the Debian packages the kit uses"
 	@echo "make lab STAGE=N         build, boot halted under QEMU, attach gdb: the lab"
@@ -20,6 +24,8 @@ help:
 	@echo "make boot STAGE=N        build and boot to a shell on the serial console"
 	@echo "make gdb STAGE=N         attach gdb to a kernel started with make boot"
 	@echo "make build STAGE=N       build the stage's kernel and the initramfs"
+	@echo "make exercise LAB=N      your own tree for lab N's coding exercise (labs 07)"
+	@echo "make grade LAB=N         build, boot and grade your tree; prints a score"
 	@echo "make delta STAGE=N       what stage N changes over stage N-1"
 	@echo "make test                build, boot and check every stage (TAP output)"
 	@echo "make test STAGE=N        only stage N's checks; FILTER=REGEX: checks whose names match"
@@ -29,14 +35,19 @@ help:
 	@echo "make clean               remove the builds (keeps the source and ccache)"
 	@echo "settings (make VAR=value, or KIT_* in the environment), and their defaults:"
 	@echo "  STAGE=N                 the stage (number or folder name); default: the last"
+	@echo "  LAB=N                   the same as STAGE=N"
+	@echo "  TREE=exercise           build, boot, debug your tree of the lab (make exercise);"
+	@echo "                          default: the stage's own source"
 	@echo "  VARIANT=NAME            another kernel config, vm/variants/NAME.config:"
 	@echo "                          proof (lockdep, KASAN, 2 NUMA nodes), irqsoff (tracers);"
 	@echo "                          default: none"
 	@echo "  APPEND=ARGS             more kernel parameters; default: none"
-	@echo "  FILTER=REGEX            make test: only checks whose names match; default: all"
+	@echo "  FILTER=REGEX            make test, make grade: only checks whose names match;"
+	@echo "                          default: all"
 	@echo "  STAGES='N ...'          make bench, make irqsoff: the stages"
 	@echo "  KIT_WORK=DIR            source, builds, logs; default: ~/.cache/slubq-kit"
 	@echo "                          (\$$XDG_CACHE_HOME/slubq-kit if that is set)"
+	@echo "  KIT_EXERCISES=DIR       the students' trees; default: KIT_WORK/exercises"
 	@echo "  GDB_PORT=N              the gdb stub's port; default: 20000 + uid % 10000"
 	@echo "  KIT_ACCEL=NAME          QEMU's accelerator; default: tcg (kvm at your own risk)"
 	@echo "  KIT_WALKTHROUGH_TIMEOUT=S  seconds a walkthrough may take; default: 600"
@@ -61,6 +72,12 @@ lab: build
 
 walkthrough: build
 	@vm/lab.sh --walkthrough "$(STAGE)"
+
+exercise:
+	@vm/exercise.sh "$(STAGE)"
+
+grade:
+	@KIT_TEST_FILTER="$(FILTER)" vm/grade.sh "$(STAGE)"
 
 delta:
 	@vm/series.sh delta "$(STAGE)"

@@ -22,6 +22,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # shellcheck source=tap.sh
 . tests/tap.sh
+# shellcheck source=../vm/console.sh
+. vm/console.sh
 tap_start "$out" "${KIT_TEST_FILTER:-}"
 [ -z "$only_stage" ] || in_scope=0
 
@@ -203,54 +205,12 @@ check "  ... where a later fragment (a variant's) overrides an earlier one" \
 	vm/check-config.sh "$out/config" "$out/fragment" "$out/variant"
 
 # --- Every stage: build, boot, walk through -----------------------------
-# boot_console STAGE SCRIPT [KERNEL ARGS]: boot, have the guest run SCRIPT,
-# keep the console (CR LF made LF) in a log named for SCRIPT and ARGS, and
-# print that log's path.
-boot_console() {
-	local stage=$1 script=$2 append=${3:-} console
-	console=$KIT_LOGS/$stage/$script${append:+-${append//[^a-zA-Z0-9]/_}}.log
-	timeout 600 vm/qemu.sh --run "$script" ${append:+--append "$append"} "$stage" \
-		</dev/null 2>&1 | tr -d '\r' >"$console" || true
-	echo "$console"
-}
-
-# kunit_passed CONSOLE: the kernel's SLUB KUnit suite ran and passed, as
-# the tree's own KTAP parser (tools/testing/kunit/kunit.py) reads the
-# console: it names a failing case.
-kunit_passed() {
-	python3 "$KIT_TREE/tools/testing/kunit/kunit.py" parse "$1" >"$out/kunit" 2>&1 || {
-		grep -E 'FAILED|CRASHED|ERROR|Testing complete' "$out/kunit"
-		return 1
-	}
-	grep -q '\[PASSED\] slub_test ' "$out/kunit" || { echo "no slub_test suite on the console"; return 1; }
-}
-
 # boot_run STAGE SCRIPT [KERNEL ARGS]: boot_console, and fail unless the
-# system came up, the kernel's own SLUB KUnit suite (it runs at every boot)
-# passed, SCRIPT said "SCRIPT: passed", and the kernel did not complain
-# (its own BUG and WARNING reports, which lockdep's, KASAN's and
-# might_sleep()'s are, and SLUB's "BUG cache (...)" and "FIX" lines).
-# Where the kit's torture module ran, it must have run on every CPU and
-# done the operations it was asked for (ops=, a million by default).
+# console passes (console_passed, vm/console.sh).
 boot_run() {
-	local stage=$1 script=$2 console cpus ops asked
+	local console
 	console=$(boot_console "$@")
-	grep -E "^kit-init|^$script:|slub_test|slubq_torture" "$console" || true
-	grep -q "^kit-init: ready: stage $stage," "$console"
-	kunit_passed "$console"
-	grep -q "^$script: passed" "$console"
-	if grep -E '(BUG|WARNING):|^BUG [^ ]+ \(|^FIX |Oops|Kernel panic|Call Trace' "$console"; then
-		echo "the kernel complained: see $console"
-		return 1
-	fi
-	grep -q '^slubq_torture: ' "$console" || return 0
-	cpus=$(sed -n 's/^kit-init: ready: .*, \([0-9]*\) CPUs$/\1/p' "$console")
-	ops=$(sed -n "s/^slubq_torture: passed: \([0-9]*\) operations on $cpus CPUs .*/\1/p" "$console" |
-		head -n 1)
-	asked=$(sed -n 's/^torture: insmod slubq_torture.* ops=\([0-9]*\).*/\1/p' "$console" | head -n 1)
-	[ -n "$ops" ] || { echo "no summary line of slubq_torture on $cpus CPUs"; return 1; }
-	[ "$ops" -ge "${asked:-1000000}" ] ||
-		{ echo "slubq_torture did only $ops operations of ${asked:-1000000}"; return 1; }
+	console_passed "$console" "$1" "$2"
 }
 
 # proof_run STAGE: boot the stage's proof kernel (vm/variants/proof.config:

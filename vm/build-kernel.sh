@@ -18,11 +18,23 @@ exec 9>"$KIT_WORK/build.lock"
 flock -n 9 || { note "waiting for another build in $KIT_WORK to finish"; flock 9; }
 
 # KIT_BUILD/STAGE (STAGE+VARIANT) is a link to the build of the stage's
-# key, shared by the stages that build the same kernel.
+# key, shared by the stages that build the same kernel.  A student's
+# kernel (STAGE+exercise) has a folder of its own, started again when the
+# stage's key changes.
 key=kernel-$(stage_key "$stage")
-mkdir -p "$KIT_BUILD/$key"
-[ -L "$out" ] || rm -rf "$out"
-ln -sfn "$key" "$out"
+if [ "$KIT_SOURCE" = exercise ]; then
+	tree=$(exercise_tree "$stage")
+	[ -d "$tree" ] || die "no tree of yours for lab $stage; run: make exercise LAB=${stage%%-*}"
+	if [ -L "$out" ] || [ "$(cat "$out/kit-key" 2>/dev/null)" != "$key" ]; then
+		rm -rf "$out"
+	fi
+	mkdir -p "$out"
+	echo "$key" >"$out/kit-key"
+else
+	mkdir -p "$KIT_BUILD/$key"
+	[ -L "$out" ] || rm -rf "$out"
+	ln -sfn "$key" "$out"
+fi
 # A build folder that no stage's key names any more (the config or a patch
 # changed) is 400 MB of nothing: remove it.
 used=' '

@@ -15,11 +15,21 @@ port=$(kit_gdb_port)
 port_listening "$port" ||
 	die "no QEMU gdb stub on port $port; start one with: make boot STAGE=$stage (or use make lab)"
 
-# -nx: the kit's commands must not depend on a personal ~/.gdbinit.
+# The student's kernel is built from the kit's tree with the student's
+# files copied over it (vm/build-kernel.sh): gdb shows the student's tree,
+# where they are, whatever stage the kit's tree holds by now.
+source_args=()
+if [ "$KIT_SOURCE" = exercise ]; then
+	source_args=(-iex "set substitute-path $KIT_TREE $(exercise_tree "$stage")")
+fi
+
+# -nx: the kit's commands must not depend on a personal ~/.gdbinit.  The
+# kit's helpers are a module (slubq), which the grader imports too.
 exec gdb -q -nx \
 	-iex "set pagination off" \
 	-iex "set confirm off" \
 	-iex "add-auto-load-safe-path $out" \
-	-ex "source $KIT_ROOT/vm/gdb/slubq.py" \
+	"${source_args[@]}" \
+	-ex "python import sys; sys.path.insert(0, '$KIT_ROOT/vm/gdb'); import slubq" \
 	-ex "target remote 127.0.0.1:$port" \
 	"$@" "$out/vmlinux"

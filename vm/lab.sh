@@ -1,33 +1,41 @@
 #!/usr/bin/env bash
-# lab.sh [--walkthrough] STAGE: boot the stage's kernel in QEMU halted at
-# its first instruction, with the console in a log file, and attach gdb.
-# Interactive by default; with --walkthrough, run the stage's
-# walkthrough.gdb in batch mode and print the transcript.  QEMU stops when
-# gdb does.
+# lab.sh [--walkthrough | --script FILE [--run NAME] [--append ARGS]] STAGE
+# Boot the stage's kernel in QEMU halted at its first instruction, with the
+# console in a log file, and attach gdb.  Interactive by default;
+#   --walkthrough  run the stage's walkthrough.gdb in batch mode and print
+#                  the transcript (its header lines name the guest script,
+#                  "# kit-run: NAME", and kernel parameters, "# kit-append:")
+#   --script FILE  run FILE (gdb commands, or Python if it ends in .py) in
+#                  batch mode, the guest running NAME (default: churn) with
+#                  ARGS on its command line (vm/grade.sh does)
+# QEMU stops when gdb does.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-walkthrough=0
-if [ "${1:-}" = --walkthrough ]; then
-	walkthrough=1
+script='' run='' append='' walkthrough=0
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--walkthrough) walkthrough=1 ;;
+	--script) script=${2:?--script needs a file}; shift ;;
+	--run) run=${2:?--run needs a script name}; shift ;;
+	--append) append=${2:?--append needs arguments}; shift ;;
+	-*) die "unknown option $1" ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 stage=$(stage_resolve "${1:-}")
-script=$KIT_ROOT/stages/$stage/walkthrough.gdb
 logs=$KIT_LOGS/$(stage_label "$stage")
 mkdir -p "$logs"
 
-# A walkthrough may name the guest script that drives it and extra kernel
-# parameters in header lines: "# kit-run: NAME", "# kit-append: ARGS".
-run=churn append=''
 if [ "$walkthrough" -eq 1 ]; then
+	script=$KIT_ROOT/stages/$stage/walkthrough.gdb
 	[ -f "$script" ] || die "stage $stage has no walkthrough ($script)"
 	run=$(sed -n 's/^# kit-run: *//p' "$script" | head -n 1)
 	append=$(sed -n 's/^# kit-append: *//p' "$script" | head -n 1)
-	run=${run:-churn}
 fi
-qemu_args=(--halted --run "$run")
+qemu_args=(--halted --run "${run:-churn}")
 [ -n "$append" ] && qemu_args+=(--append "$append")
 
 console=$logs/console.log
@@ -45,18 +53,18 @@ for _ in $(seq 50); do
 done
 note "==> QEMU is halted at the first instruction; the guest console goes to $console"
 
-if [ "$walkthrough" -eq 0 ]; then
+if [ -z "$script" ]; then
 	"$KIT_ROOT/vm/gdb.sh" "$stage"
 	exit 0
 fi
 
-transcript=$logs/walkthrough.txt
+transcript=$logs/$(basename "${script%.*}").txt
 limit=${KIT_WALKTHROUGH_TIMEOUT:-600}
 note "==> running $script (transcript: $transcript)"
 set +e
 timeout "$limit" "$KIT_ROOT/vm/gdb.sh" "$stage" -batch -x "$script" </dev/null 2>&1 | tee "$transcript"
 rc=${PIPESTATUS[0]}
 set -e
-[ "$rc" -eq 124 ] && die "the walkthrough took longer than $limit s (a breakpoint that never hit?);" \
+[ "$rc" -eq 124 ] && die "$(basename "$script") took longer than $limit s (a breakpoint that never hit?);" \
 	"see $transcript and $console"
 [ "$rc" -eq 0 ] || die "gdb exited with status $rc; see $transcript"

@@ -90,10 +90,28 @@ stage_fragments() {
 	done
 }
 
-# stage_label STAGE: the stage's name, with the variant if there is one
-# (07-cpu-queues+proof): what its build folder and logs are named.
+# KIT_SOURCE (make's TREE=) says whose source a kernel is built from: the
+# stage's own (empty, the default), or "exercise", the student's tree of
+# that lab (vm/exercise.sh), built from the kit's tree with the files the
+# student changed copied over it (vm/build-kernel.sh).
+KIT_SOURCE=${KIT_SOURCE:-}
+case "$KIT_SOURCE" in
+'' | exercise) ;;
+*) die "unknown TREE '$KIT_SOURCE'; leave it out (the stage's source) or say TREE=exercise" ;;
+esac
+# Where make exercise puts the students' trees, one per lab.
+KIT_EXERCISES=${KIT_EXERCISES:-$KIT_WORK/exercises}
+
+# exercise_tree STAGE: the student's tree of the stage's lab.
+exercise_tree() {
+	printf '%s\n' "$KIT_EXERCISES/$1"
+}
+
+# stage_label STAGE: the stage's name, with the variant and the source if
+# they are not the default (07-cpu-queues+proof, 07-cpu-queues+exercise):
+# what its build folder and logs are named.
 stage_label() {
-	printf '%s\n' "$1${KIT_VARIANT:++$KIT_VARIANT}"
+	printf '%s\n' "$1${KIT_VARIANT:++$KIT_VARIANT}${KIT_SOURCE:++$KIT_SOURCE}"
 }
 
 # stage_key STAGE: a digest of what the stage's kernel is built from, its

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # prepare-stage.sh STAGE: make the work tree hold exactly that stage's
-# source, pristine 6.1 plus the stage's cumulative patch.
+# source, pristine 6.1 plus the stage's cumulative patch; with TREE=exercise
+# (KIT_SOURCE), the student's tree of that lab: the files of it that differ
+# from the stage's source, copied over it.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -11,16 +13,63 @@ patch=$KIT_ROOT/stages/$stage/stage.patch
 
 "$KIT_ROOT/vm/unpack-source.sh"
 
+# The stamp says what the tree holds: the digest of a stage's patch, with
+# " exercise" after it while a student's files are over it; the list, which
+# files those are.
 stamp=$KIT_TREE/.git/kit-stage
+list=$KIT_TREE/.git/kit-exercise-files
+base=refs/exercise/$stage/stage
 want=$(sha256sum <"$patch" | cut -d' ' -f1)
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
-	exit 0
+have=$(cat "$stamp" 2>/dev/null || true)
+
+# restore_stage_files: put back the stage's version of the files named on
+# standard input (from the stage's commit in the student's tree).
+restore_stage_files() {
+	local file
+	while IFS= read -r file; do
+		if git -C "$KIT_TREE" cat-file -e "$base:$file" 2>/dev/null; then
+			git -C "$KIT_TREE" show "$base:$file" >"$KIT_TREE/$file.kit-new"
+			mv "$KIT_TREE/$file.kit-new" "$KIT_TREE/$file"
+		else
+			rm -f "$KIT_TREE/$file"
+		fi
+	done
+}
+
+if [ "$have" != "$want" ] && [ "$have" != "$want exercise" ]; then
+	rm -f "$stamp" "$list"
+	# Only the files that differ are rewritten, so each stage's O= build
+	# only recompiles what the switch changed.
+	git -C "$KIT_TREE" reset -q --hard pristine
+	git -C "$KIT_TREE" clean -q -fdx
+	"$KIT_ROOT/vm/apply-stage-patch.sh" "$KIT_TREE" "$patch"
+	note "==> source tree holds stage $stage"
 fi
-rm -f "$stamp"
-# Only the files that differ are rewritten, so each stage's O= build only
-# recompiles what the switch changed.
-git -C "$KIT_TREE" reset -q --hard pristine
-git -C "$KIT_TREE" clean -q -fdx
-"$KIT_ROOT/vm/apply-stage-patch.sh" "$KIT_TREE" "$patch"
-printf '%s\n' "$want" >"$stamp"
-note "==> source tree holds stage $stage"
+
+if [ "$KIT_SOURCE" = exercise ]; then
+	tree=$(exercise_tree "$stage")
+	[ -d "$tree" ] || die "no tree of yours for lab $stage; run: make exercise LAB=${stage%%-*}"
+	# The files of the student's tree that differ from the stage's source,
+	# committed or not (new files are not looked at).  Those that do not
+	# change are not touched, so the build recompiles only what did.
+	git -C "$tree" diff --name-only --no-renames "$base" >"$list.new"
+	if [ -f "$list" ]; then
+		grep -vxF -f "$list.new" "$list" | restore_stage_files || true
+	fi
+	while IFS= read -r file; do
+		if [ ! -e "$tree/$file" ]; then
+			rm -f "$KIT_TREE/$file"
+		elif ! cmp -s "$tree/$file" "$KIT_TREE/$file"; then
+			cp "$tree/$file" "$KIT_TREE/$file"
+		fi
+	done <"$list.new"
+	mv "$list.new" "$list"
+	printf '%s exercise\n' "$want" >"$stamp"
+elif [ "$have" = "$want exercise" ]; then
+	restore_stage_files <"$list"
+	rm -f "$list"
+	printf '%s\n' "$want" >"$stamp"
+	note "==> source tree holds stage $stage again, without your files"
+else
+	printf '%s\n' "$want" >"$stamp"
+fi

@@ -1,0 +1,55 @@
+# shellcheck shell=bash
+# Reading a guest's console: what tests/run.sh and vm/grade.sh judge a boot
+# by.  Sourced after lib.sh, never run.
+
+# boot_console STAGE SCRIPT [KERNEL ARGS]: boot, have the guest run SCRIPT,
+# keep the console (CR LF made LF) in a log named for SCRIPT and ARGS, and
+# print that log's path.
+boot_console() {
+	local stage=$1 script=$2 append=${3:-} console
+	console=$KIT_LOGS/$(stage_label "$stage")/$script${append:+-${append//[^a-zA-Z0-9]/_}}.log
+	mkdir -p "$(dirname "$console")"
+	timeout 600 "$KIT_ROOT/vm/qemu.sh" --run "$script" ${append:+--append "$append"} "$stage" \
+		</dev/null 2>&1 | tr -d '\r' >"$console" || true
+	echo "$console"
+}
+
+# kunit_passed CONSOLE: the kernel's SLUB KUnit suite ran and passed, as
+# the tree's own KTAP parser (tools/testing/kunit/kunit.py) reads the
+# console: it names a failing case.
+kunit_passed() {
+	local report
+	report=$(python3 "$KIT_TREE/tools/testing/kunit/kunit.py" parse "$1" 2>&1) || {
+		grep -E 'FAILED|CRASHED|ERROR|Testing complete' <<<"$report"
+		return 1
+	}
+	grep -qF '[PASSED] slub_test ' <<<"$report" || { echo "no slub_test suite on the console"; return 1; }
+}
+
+# console_passed CONSOLE STAGE SCRIPT: the system came up, the SLUB KUnit
+# suite (it runs at every boot) passed, the guest script SCRIPT said
+# "SCRIPT: passed", and the kernel did not complain (its own BUG and
+# WARNING reports, which lockdep's, KASAN's and might_sleep()'s are, and
+# SLUB's "BUG cache (...)" and "FIX" lines).  Where the kit's torture
+# module ran, it must have run on every CPU and done the operations it was
+# asked for (ops=, a million by default).
+console_passed() {
+	local console=$1 stage=$2 script=$3 cpus ops asked
+	grep -E "^kit-init|^$script:|slub_test|slubq_torture" "$console" || true
+	grep -q "^kit-init: ready: stage $stage," "$console" ||
+		{ echo "the system did not come up (no ready line)"; return 1; }
+	kunit_passed "$console" || return 1
+	grep -q "^$script: passed" "$console" || { echo "no \"$script: passed\" line"; return 1; }
+	if grep -E '(BUG|WARNING):|^BUG [^ ]+ \(|^FIX |Oops|Kernel panic|Call Trace' "$console"; then
+		echo "the kernel complained: see $console"
+		return 1
+	fi
+	grep -q '^slubq_torture: ' "$console" || return 0
+	cpus=$(sed -n 's/^kit-init: ready: .*, \([0-9]*\) CPUs$/\1/p' "$console")
+	ops=$(sed -n "s/^slubq_torture: passed: \([0-9]*\) operations on $cpus CPUs .*/\1/p" "$console" |
+		head -n 1)
+	asked=$(sed -n 's/^torture: insmod slubq_torture.* ops=\([0-9]*\).*/\1/p' "$console" | head -n 1)
+	[ -n "$ops" ] || { echo "no summary line of slubq_torture on $cpus CPUs"; return 1; }
+	[ "$ops" -ge "${asked:-1000000}" ] ||
+		{ echo "slubq_torture did only $ops operations of ${asked:-1000000}"; return 1; }
+}

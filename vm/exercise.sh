@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# exercise.sh LAB: set up the student's own kernel tree for the lab's coding
+# exercise (labs/LAB/exercise.py): a git worktree of the kit's kernel tree
+# in KIT_EXERCISES/LAB, on the branch exercise/LAB, at the stage's source
+# with the functions to write blanked (vm/exercise.py).  Its two commits
+# are named by refs: refs/exercise/LAB/stage (the solution) and
+# refs/exercise/LAB/skeleton.  An existing tree is left as it is: it holds
+# the student's work.  `make grade` and TREE=exercise build it.
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+
+stage=$(stage_resolve "${1:-}")
+spec=$KIT_ROOT/labs/$stage/exercise.py
+if [ ! -f "$spec" ]; then
+	have=$(for s in $(kit_stages); do [ -f "$KIT_ROOT/labs/$s/exercise.py" ] && echo "${s%%-*}"; done)
+	die "lab $stage has no coding exercise; the labs that have one: $(echo "$have" | paste -sd ' ')"
+fi
+tree=$(exercise_tree "$stage")
+branch=exercise/$stage
+
+commit() {
+	git -C "$tree" add -A -f
+	git -C "$tree" -c user.name=slubq-kit -c user.email=slubq-kit@localhost \
+		commit -q --allow-empty -m "$1"
+}
+
+make_tree() {
+	git -C "$KIT_TREE" worktree prune
+	if git -C "$KIT_TREE" show-ref -q --verify "refs/heads/$branch"; then
+		# The tree was removed, the branch was not: take it up again.
+		git -C "$KIT_TREE" worktree add -q "$tree" "$branch"
+		return
+	fi
+	git -C "$KIT_TREE" worktree add -q -b "$branch" "$tree" pristine
+	"$KIT_ROOT/vm/apply-stage-patch.sh" "$tree" "$KIT_ROOT/stages/$stage/stage.patch"
+	commit "stage $stage: the solution"
+	git -C "$tree" update-ref "refs/exercise/$stage/stage" HEAD
+	python3 "$KIT_ROOT/vm/exercise.py" skeleton "$spec" "$tree"
+	commit "lab $stage: the skeleton, functions to write"
+	git -C "$tree" update-ref "refs/exercise/$stage/skeleton" HEAD
+}
+
+if [ -e "$tree" ]; then
+	note "==> your tree for lab $stage is there already, with your work: $tree"
+else
+	"$KIT_ROOT/vm/unpack-source.sh"
+	mkdir -p "$KIT_EXERCISES"
+	# A tree half made is no one's work: remove it if a step fails.
+	trap 'git -C "$KIT_TREE" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"' EXIT
+	step "$KIT_LOGS/$stage/exercise.log" "making your tree for lab $stage ($tree)" make_tree
+	trap - EXIT
+fi
+
+echo "Your tree: $tree"
+echo "Write these functions (the TODO comments in them say what they must do):"
+python3 "$KIT_ROOT/vm/exercise.py" functions "$spec" | while IFS=$'\t' read -r file name _; do
+	echo "  $name() in $tree/$file:$(grep -n "^[a-z].*\b$name(" "$tree/$file" | grep -v ';$' | head -n 1 | cut -d: -f1)"
+done
+echo "The handout, labs/$stage/README.md, has their specifications."
+echo "Then: make grade LAB=${stage%%-*}; to debug it: make lab STAGE=${stage%%-*} TREE=exercise"

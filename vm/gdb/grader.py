@@ -1,0 +1,194 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# The live half of `make grade`: run a lab's checks on the kernel that QEMU
+# boots, stopped and read in gdb, and write one result per test.
+#
+# vm/grade.sh runs it as gdb's batch script (vm/lab.sh --script), with the
+# kit's helpers (slubq) loaded, and says what to do in the environment:
+#   KIT_GRADE_SPEC     the lab's exercise.py: its TESTS, and gdb_checks(),
+#                      which calls the Session below
+#   KIT_GRADE_TESTS    the ids of the tests to run, comma separated
+#   KIT_GRADE_RESULTS  where to write "ID<TAB>ok" or "ID<TAB>fail<TAB>WHY"
+#   KIT_GRADE_UNTIL_POWEROFF  non-empty: once the checks are done, let the
+#                      guest run to the end of its script (its console is
+#                      graded too); else stop it
+#
+# A test passes if gdb_checks() ran it and found nothing wrong.  Student
+# code may loop for ever, oops, or panic the kernel: every wait for the
+# kernel has a time limit, breakpoints on panic() and oops_end() turn a
+# crash into a failure that says so (the kernel's log, read with the
+# kernel's lx-dmesg, goes to KIT_GRADE_RESULTS.log), and the tests not yet
+# run fail with the reason the session ended.
+
+import importlib.util
+import os
+import signal
+import threading
+
+import gdb
+
+import slubq
+
+
+class KernelLost(Exception):
+    """The kernel crashed, hung in student code, or gdb lost QEMU."""
+
+
+class Session:
+    """What a lab's gdb_checks() is given: waits with time limits, and
+    failures recorded per test."""
+
+    def __init__(self, selected):
+        self.selected = selected
+        self.failures = {}
+        self.ran = set()
+        self.stop_event = None
+        gdb.events.stop.connect(self._on_stop)
+        # At oops_end() the oops is in the kernel's log, and at panic()
+        # what led to it: lx-dmesg reads it there, before a reboot.
+        self.crash_breaks = [gdb.Breakpoint(name, internal=True)
+                             for name in ("panic", "oops_end")]
+        self.kernel_log = None
+
+    def _on_stop(self, event):
+        self.stop_event = event
+
+    # --- Results ---------------------------------------------------------
+    def wants(self, *ids):
+        """Whether any of the tests IDS is selected."""
+        return any(i in self.selected for i in ids)
+
+    def check(self, test, ok, why):
+        """Record that TEST ran, and failed with WHY unless OK."""
+        self.ran.add(test)
+        if not ok and test in self.selected:
+            self.failures.setdefault(test, [])
+            if why not in self.failures[test]:
+                self.failures[test].append(why)
+
+    # --- Running the kernel ----------------------------------------------
+    def _run(self, command, seconds, what):
+        """Run COMMAND (continue, finish), interrupted after SECONDS; return
+        the breakpoints it stopped at."""
+        self.stop_event = None
+        timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
+        timer.start()
+        try:
+            gdb.execute(command, to_string=True)
+        except gdb.error as e:
+            raise KernelLost("gdb lost the kernel while waiting for %s (%s): "
+                             "did QEMU stop? See the console below" % (what, e))
+        finally:
+            timer.cancel()
+        event = self.stop_event
+        if isinstance(event, gdb.BreakpointEvent):
+            hit = event.breakpoints
+            for crash in self.crash_breaks:
+                if crash in hit:
+                    self.kernel_log = gdb.execute("lx-dmesg", to_string=True)
+                    raise KernelLost("the kernel %s while waiting for %s; its "
+                                     "log says:" % (
+                                         "panicked" if crash.location == "panic"
+                                         else "oopsed (a BUG or a bad access)",
+                                         what))
+            return hit
+        raise KernelLost("%s did not come within %d s: an endless loop, or a "
+                         "kernel stuck somewhere else (the console below "
+                         "may say)" % (what, seconds))
+
+    def wait_for_call(self, function, condition=None, seconds=120):
+        """Let the kernel run until FUNCTION is called (and CONDITION, a gdb
+        expression on its arguments, holds); stop there, in its frame."""
+        bp = gdb.Breakpoint(function, internal=True)
+        if condition:
+            bp.condition = condition
+        what = "a call of %s()%s" % (function, " with " + condition if condition else "")
+        try:
+            while bp not in self._run("continue", seconds, what):
+                pass
+        finally:
+            bp.delete()
+        return gdb.selected_frame()
+
+    def run_to_return(self, on_calls=None, seconds=30):
+        """From the entry of a function, run the calling CPU until the
+        function returns; ON_CALLS maps names of functions it may call to
+        what to do (a callable) when this CPU calls one.  Returns the value
+        in %rax at the return (the function's, if it returns one)."""
+        frame = gdb.selected_frame()
+        function = frame.name()
+        thread = gdb.selected_thread().num
+        entry_sp = int(gdb.parse_and_eval("(unsigned long)$sp"))
+        back = gdb.Breakpoint("*0x%x" % frame.older().pc(), internal=True)
+        back.thread = thread
+        # The same address, reached by a deeper call: not this return.
+        back.condition = "(unsigned long)$sp > %d" % entry_sp
+        calls = {}
+        for name, action in (on_calls or {}).items():
+            bp = gdb.Breakpoint(name, internal=True)
+            bp.thread = thread
+            calls[bp] = action
+        try:
+            while True:
+                hit = self._run("continue", seconds, "%s() to return" % function)
+                if back in hit:
+                    return int(gdb.parse_and_eval("(unsigned long)$rax"))
+                for bp in hit:
+                    if bp in calls:
+                        calls[bp]()
+        finally:
+            back.delete()
+            for bp in calls:
+                bp.delete()
+
+    @staticmethod
+    def read_pointers(addr, count):
+        """COUNT pointers from kernel memory at ADDR, in one read."""
+        if count <= 0:
+            return []
+        data = bytes(gdb.selected_inferior().read_memory(addr, count * 8))
+        return [int.from_bytes(data[i * 8:i * 8 + 8], "little") for i in range(count)]
+
+    def to_the_end(self, seconds):
+        """Let the guest finish its script and power off."""
+        for bp in self.crash_breaks:
+            bp.enabled = False
+        try:
+            self._run("continue", seconds, "the guest to power off")
+        except KernelLost:
+            pass
+
+
+def main():
+    spec = importlib.util.spec_from_file_location("exercise", os.environ["KIT_GRADE_SPEC"])
+    lab = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(lab)
+    selected = set(filter(None, os.environ.get("KIT_GRADE_TESTS", "").split(",")))
+    gdb_tests = [t["id"] for t in lab.TESTS if t["kind"] == "gdb"]
+    session = Session(selected)
+    lost = None
+    try:
+        lab.gdb_checks(session)
+    except KernelLost as e:
+        lost = str(e)
+    with open(os.environ["KIT_GRADE_RESULTS"], "w") as results:
+        for test in gdb_tests:
+            if test not in selected:
+                continue
+            if test in session.failures:
+                why = "; ".join(session.failures[test])
+                results.write("%s\tfail\t%s\n" % (test, why))
+            elif test in session.ran:
+                results.write("%s\tok\n" % test)
+            else:
+                results.write("%s\tfail\t%s\n" % (
+                    test, lost or "the check did not run (a bug in the grader)"))
+    if session.kernel_log is not None:
+        with open(os.environ["KIT_GRADE_RESULTS"] + ".log", "w") as log:
+            log.write(session.kernel_log)
+    if lost is None and os.environ.get("KIT_GRADE_UNTIL_POWEROFF"):
+        session.to_the_end(300)
+
+
+gdb.execute("set pagination off")
+main()

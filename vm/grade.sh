@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# grade.sh LAB: grade the student's tree of a lab (made by make exercise):
+# build it (ccache: only what changed), boot it, and run the lab's tests
+# (labs/LAB/exercise.py).  Prints TAP: a line per test with its points, and
+# for a failed one what went wrong and a hint; then the plan, the score and
+# "N passed, N failed".  Fails unless every test passed.
+#
+# A test reads one boot of the kernel: live tests stop it in gdb
+# (vm/gdb/grader.py), console tests read what the guest printed.  Each
+# boot runs once, for all the tests that read it.  KIT_TEST_FILTER (make's
+# FILTER=) keeps the tests whose names match, and boots only for those.
+# (tests/tap.sh's check runs grade_test: shellcheck does not see the call.)
+# shellcheck disable=SC2317
+set -euo pipefail
+# shellcheck source=lib.sh
+. "$(dirname "$0")/lib.sh"
+# shellcheck source=console.sh
+. "$KIT_ROOT/vm/console.sh"
+
+stage=$(stage_resolve "${1:-}")
+spec=$KIT_ROOT/labs/$stage/exercise.py
+[ -f "$spec" ] || die "lab $stage has no coding exercise to grade (no $spec)"
+export KIT_SOURCE=exercise
+tree=$(exercise_tree "$stage")
+[ -d "$tree" ] || die "no tree of yours for lab $stage; run: make exercise LAB=${stage%%-*}"
+logs=$KIT_LOGS/$(stage_label "$stage")
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+# shellcheck source=../tests/tap.sh
+. "$KIT_ROOT/tests/tap.sh"
+
+exercise() {
+	python3 "$KIT_ROOT/vm/exercise.py" "$1" "$spec" "${@:2}"
+}
+mapfile -t tests < <(exercise tests)
+[ ${#tests[@]} -gt 0 ] || die "$spec lists no tests"
+tap_start "$out" "${KIT_TEST_FILTER:-}"
+
+# --- Build ----------------------------------------------------------------
+note "==> grading $tree (lab $stage)"
+built=1
+"$KIT_ROOT/vm/build-kernel.sh" "$stage" >"$out/build.out" 2>&1 || built=0
+build_log=$logs/build.log
+
+# --- The boots the selected tests read ------------------------------------
+declare -A boot_ids=() boot_console_test=()
+for line in "${tests[@]}"; do
+	IFS=$'\t' read -r id _ kind boot name <<<"$line"
+	selected "$name" || continue
+	if [ "$kind" = gdb ]; then
+		boot_ids[$boot]+="${boot_ids[$boot]:+,}$id"
+	else
+		boot_ids[$boot]+=''
+		boot_console_test[$boot]=1
+	fi
+done
+
+# run_boot BOOT: boot the kernel as BOOT says, gdb running the live tests
+# if it has some; the console in $out/console-BOOT, the live results in
+# $out/live-BOOT.
+run_boot() {
+	local boot=$1 run append watch
+	{ read -r run; read -r append; read -r watch; } < <(exercise boot "$boot")
+	note "==> boot \"$boot\": guest script $run${append:+, kernel parameters $append}"
+	if [ "$watch" = 1 ]; then
+		KIT_GRADE_SPEC=$spec KIT_GRADE_TESTS=${boot_ids[$boot]} \
+			KIT_GRADE_RESULTS=$out/live-$boot \
+			KIT_GRADE_UNTIL_POWEROFF=${boot_console_test[$boot]:-} \
+			"$KIT_ROOT/vm/lab.sh" --script "$KIT_ROOT/vm/gdb/grader.py" --run "$run" \
+			${append:+--append "$append"} "$stage" >"$out/gdb-$boot.log" 2>&1 || true
+		tr -d '\r' <"$logs/console.log" >"$out/console-$boot"
+	else
+		cp "$(boot_console "$stage" "$run" "$append")" "$out/console-$boot"
+	fi
+}
+
+if [ "$built" = 1 ]; then
+	for boot in "${!boot_ids[@]}"; do
+		run_boot "$boot"
+	done
+fi
+
+# --- The tests ------------------------------------------------------------
+# crash_lines LOG: what the kernel said when it went wrong: its first
+# report in LOG (a console, or the log gdb read), without the registers,
+# to the end of the call trace.
+crash_lines() {
+	sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$1" 2>/dev/null | awk '
+		/BUG|WARNING|Oops|Kernel panic|\[#[0-9]+\]/ { on = 1 }
+		!on || /^(Code|RSP|RAX|RDX|RBP|R10|R13|FS|CS|CR2|DR[0-9]):/ { next }
+		{ print "  | " $0; if (++n == 20 || /<\/TASK>/) exit }'
+}
+
+# grade_test ID KIND BOOT: the test's verdict, and if it failed, why and
+# the hint.
+grade_test() {
+	local id=$1 kind=$2 boot=$3 result
+	if [ "$built" = 0 ]; then
+		echo "your kernel does not build:"
+		grep -E 'error:|Error [0-9]' "$build_log" | head -n 8 | sed 's/^/  /' ||
+			tail -n 8 "$out/build.out" | sed 's/^/  /'
+		echo "hint: make build STAGE=$stage TREE=exercise shows the whole build"
+		return 1
+	fi
+	if [ "$kind" = gdb ]; then
+		result=$(grep -m 1 "^$id"$'\t' "$out/live-$boot" 2>/dev/null || true)
+		case "$result" in
+		"$id"$'\t'ok) return 0 ;;
+		"$id"$'\t'fail$'\t'*) echo "why: ${result#*$'\t'fail$'\t'}" ;;
+		*) echo "why: gdb gave no result; its transcript: $logs/grader.txt" ;;
+		esac
+		crash_lines "$out/live-$boot.log"
+	else
+		console_passed "$out/console-$boot" "$stage" "$(exercise boot "$boot" | sed -n 1p)" \
+			>"$out/console-verdict" && return 0
+		echo "why:"
+		grep -vE '^(kit-init|slubq_torture: loading)' "$out/console-verdict" | tail -n 6 | sed 's/^/  /'
+		crash_lines "$out/console-$boot"
+	fi
+	echo "hint: $(exercise hint "$id")"
+	return 1
+}
+
+score=0 total=0
+for line in "${tests[@]}"; do
+	IFS=$'\t' read -r id points kind boot name <<<"$line"
+	total=$((total + points))
+	selected "$name" || continue
+	check "$name [$points points]" grade_test "$id" "$kind" "$boot"
+	[ "$check_status" -ne 0 ] || score=$((score + points))
+done
+status=0
+tap_finish || status=$?
+echo "score: $score/$total (lab $stage, $tree)"
+exit "$status"
