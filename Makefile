@@ -24,7 +24,7 @@ help:
 	@echo "make boot STAGE=N        build and boot to a shell on the serial console"
 	@echo "make gdb STAGE=N         attach gdb to a kernel started with make boot"
 	@echo "make build STAGE=N       build the stage's kernel and the initramfs"
-	@echo "make exercise LAB=N      your own tree for lab N's coding exercise (labs 07)"
+	@echo "make exercise LAB=N      your own tree for lab N's coding exercise (lab 07 today)"
 	@echo "make grade LAB=N         build, boot and grade your tree; prints a score"
 	@echo "make delta STAGE=N       what stage N changes over stage N-1"
 	@echo "make test                build, boot and check every stage (TAP output)"

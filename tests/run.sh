@@ -150,6 +150,8 @@ settings_documented() {
 		case "$name" in
 		KIT_PACKAGES | KIT_SERIES_BRANCH) continue ;;
 		KIT_VARIANT) shown=VARIANT ;;
+		KIT_SOURCE) shown=TREE ;;
+		KIT_TEST_FILTER) shown=FILTER ;;
 		*) shown=$name ;;
 		esac
 		grep -qE -- "(^| )$shown=" <<<"$help" || { echo "make help does not list $shown"; bad=1; }
@@ -161,6 +163,14 @@ settings_documented() {
 check "make help and the README list every setting the scripts read" settings_documented
 
 # --- Bad input gets a one-line error ------------------------------------
+graded=$(for spec in labs/*/exercise.py; do basename "$(dirname "$spec")" | cut -d- -f1; done)
+check "make exercise on a lab without a coding exercise says which labs have one" \
+	fails_with "lab 00-baseline has no coding exercise; the labs that have one: $(echo "$graded" | paste -sd ' ')" \
+	make --no-print-directory exercise LAB=0
+check "  ... and make grade, before make exercise, says to run it" \
+	fails_with "no tree of yours for lab 07-cpu-queues; run: make exercise LAB=07" \
+	env KIT_EXERCISES="$out/no-exercises" vm/grade.sh 7
+
 check "an unknown STAGE is refused, naming the valid ones" \
 	fails_with "unknown STAGE '99'; valid stages: $(kit_stages | tr '\n' ' ' | sed 's/ $//')" \
 	make --no-print-directory build STAGE=99
@@ -429,6 +439,110 @@ check "the series survives import and export byte for byte" series_round_trip
 check "make delta is empty exactly for the stages that change nothing" delta_matches_patches
 check "scripts/checkpatch.pl is clean on every stage patch" checkpatch_clean
 
+# --- Graded labs: the grader is tested ---------------------------------
+# make test's own trees of the labs, apart from the student's.
+test_exercises=$KIT_WORK/test-exercises
+
+# in_test_tree COMMAND...: COMMAND with make test's trees.
+in_test_tree() {
+	KIT_EXERCISES=$test_exercises "$@"
+}
+
+lab_spec() {
+	python3 vm/exercise.py "$1" "labs/$2/exercise.py" "${@:3}"
+}
+
+# fresh_exercise STAGE: make exercise, from nothing, in make test's trees:
+# each function to write is a TODO, with the stub, and nothing else of the
+# stage's source changed.
+fresh_exercise() {
+	local stage=$1 tree=$test_exercises/$1 file name todo=0
+	git -C "$KIT_TREE" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
+	git -C "$KIT_TREE" worktree prune
+	git -C "$KIT_TREE" branch -q -D "$(in_test_tree exercise_ref "$stage")" 2>/dev/null || true
+	in_test_tree vm/exercise.sh "$stage"
+	while IFS=$'\t' read -r file name _; do
+		todo=$((todo + 1))
+		# The function's lines, from its name to the closing brace.
+		sed -n "/^[a-z].*\b$name(.*[^;]\$/,/^}/p" "$tree/$file" >"$out/function"
+		grep -q "TODO $todo: " "$out/function" ||
+			{ echo "$name() in $tree/$file has no TODO $todo"; cat "$out/function"; return 1; }
+		[ "$(wc -l <"$out/function")" -lt 16 ] ||
+			{ echo "$name() still has a body:"; cat "$out/function"; return 1; }
+	done < <(lab_spec functions "$stage")
+	git -C "$tree" diff --stat "$(in_test_tree exercise_ref "$stage" stage)" >"$out/stat"
+	cat "$out/stat"
+	[ "$(grep -c '|' "$out/stat")" -eq "$(lab_spec functions "$stage" | cut -f1 | sort -u | wc -l)" ] ||
+		{ echo "the skeleton changes other files than the exercise's"; return 1; }
+}
+
+# with_source STAGE [PATCH]: the stage's own source (the solution) in the
+# exercise's files of make test's tree, with PATCH (a planted mistake)
+# applied.
+with_source() {
+	local stage=$1 patch=${2:-} tree=$test_exercises/$1 files
+	mapfile -t files < <(lab_spec functions "$stage" | cut -f1 | sort -u)
+	git -C "$tree" checkout -q "$(in_test_tree exercise_ref "$stage" stage)" -- "${files[@]}"
+	if [ -n "$patch" ]; then
+		git -C "$tree" apply "$KIT_ROOT/$patch"
+	fi
+}
+
+# grade_gives STAGE SCORE: make grade on make test's tree prints the score
+# SCORE/TOTAL (TOTAL the sum of the tests' points) and exits 0 only for
+# full marks; every failed test has a hint.
+grade_gives() {
+	local stage=$1 want=$2 total rc=0 failed hints
+	total=$(lab_spec tests "$stage" | awk -F'\t' '{ t += $2 } END { print t }')
+	[ "$want" != all ] || want=$total
+	KIT_TEST_FILTER='' in_test_tree vm/grade.sh "$stage" >"$out/grade" 2>&1 || rc=$?
+	cat "$out/grade"
+	grep -qx "score: $want/$total (lab $stage, $test_exercises/$stage)" "$out/grade" ||
+		{ echo "the score is not $want/$total"; return 1; }
+	if [ "$want" = "$total" ]; then
+		[ "$rc" -eq 0 ] || { echo "full marks, but grade.sh exited $rc"; return 1; }
+	else
+		[ "$rc" -ne 0 ] || { echo "not full marks, but grade.sh exited 0"; return 1; }
+	fi
+	failed=$(grep -c '^not ok ' "$out/grade" || true)
+	hints=$(grep -c '^#   hint: ' "$out/grade" || true)
+	[ "$failed" -eq "$hints" ] || { echo "$failed tests failed, $hints hints"; return 1; }
+}
+
+solution_graded() {
+	with_source "$1"
+	grade_gives "$1" all
+}
+
+# mistake_caught STAGE PATCH: the test that the planted mistake PATCH
+# names ("Caught by: ID") fails on it, with its hint.
+mistake_caught() {
+	local stage=$1 patch=$2 id rc=0
+	id=$(sed -n 's/^Caught by: //p' "$patch")
+	[ -n "$id" ] || { echo "$patch names no test (Caught by: ID)"; return 1; }
+	with_source "$stage" "$patch"
+	KIT_TEST_FILTER="^$id: " in_test_tree vm/grade.sh "$stage" >"$out/grade" 2>&1 || rc=$?
+	cat "$out/grade"
+	[ "$rc" -ne 0 ] || { echo "grade.sh passed the mistake"; return 1; }
+	grep -q "^not ok 1 - $id: " "$out/grade" || { echo "test $id did not fail"; return 1; }
+	grep -qF -- "#   hint: $(lab_spec hint "$stage" "$id")" "$out/grade" ||
+		{ echo "no hint of $id"; return 1; }
+}
+
+graded_lab_checks() {
+	local stage=$1 patch
+	prerequisite "lab $stage: make exercise makes a tree whose functions to write are TODOs" \
+		fresh_exercise "$stage"
+	check "lab $stage: make grade gives the untouched skeleton 0, a hint for each test" \
+		grade_gives "$stage" 0
+	check "lab $stage: make grade gives the solution full marks" \
+		solution_graded "$stage"
+	for patch in "labs/$stage"/mistakes/*.patch; do
+		check "lab $stage: planted mistake $(basename "$patch" .patch) fails the test it names" \
+			mistake_caught "$stage" "$patch"
+	done
+}
+
 # --- The checks of each stage, and of the last -------------------------
 in_scope=1
 prerequisite "the initramfs builds" vm/build-initramfs.sh
@@ -533,6 +647,9 @@ for stage in $(kit_stages); do
 		fi
 	fi
 	check "stage $stage: the walkthrough's transcript has what it should" walkthrough "$stage"
+	if [ -f "labs/$stage/exercise.py" ]; then
+		graded_lab_checks "$stage"
+	fi
 done
 if [ -z "$only_stage" ] || [ "$only_stage" = "$last" ]; then
 	check "make lab: gdb prompt with QEMU halted at the first instruction" lab_reaches_prompt "$last"

@@ -58,19 +58,25 @@ selected() {
 	[ "$in_scope" = 1 ] && { [ -z "$tap_filter" ] || [[ $1 =~ $tap_filter ]]; }
 }
 
-check() {
+# tap_pending: run the prerequisites that the filter left out, in order.
+tap_pending() {
 	local needed
-	selected "$1" || return 0
 	for needed in "${pending[@]}"; do
 		eval "tap_needed $needed"
 	done
 	pending=()
+}
+
+check() {
+	selected "$1" || return 0
+	tap_pending
 	tap_line "$@"
 }
 
 prerequisite() {
 	[ "$in_scope" = 1 ] || return 0
 	if selected "$1"; then
+		tap_pending
 		tap_needed "$@"
 	else
 		pending+=("$(printf '%q ' "$@")")

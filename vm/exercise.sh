@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # exercise.sh LAB: set up the student's own kernel tree for the lab's coding
 # exercise (labs/LAB/exercise.py): a git worktree of the kit's kernel tree
-# in KIT_EXERCISES/LAB, on the branch exercise/LAB, at the stage's source
+# in KIT_EXERCISES/LAB, on the branch exercises/LAB, at the stage's source
 # with the functions to write blanked (vm/exercise.py).  Its two commits
-# are named by refs: refs/exercise/LAB/stage (the solution) and
-# refs/exercise/LAB/skeleton.  An existing tree is left as it is: it holds
+# are named by refs: refs/exercises/LAB/stage (the solution) and
+# refs/exercises/LAB/skeleton (exercise_ref, vm/lib.sh).  An existing tree is left as it is: it holds
 # the student's work.  `make grade` and TREE=exercise build it.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -17,7 +17,7 @@ if [ ! -f "$spec" ]; then
 	die "lab $stage has no coding exercise; the labs that have one: $(echo "$have" | paste -sd ' ')"
 fi
 tree=$(exercise_tree "$stage")
-branch=exercise/$stage
+branch=$(exercise_ref "$stage")
 
 commit() {
 	git -C "$tree" add -A -f
@@ -35,10 +35,10 @@ make_tree() {
 	git -C "$KIT_TREE" worktree add -q -b "$branch" "$tree" pristine
 	"$KIT_ROOT/vm/apply-stage-patch.sh" "$tree" "$KIT_ROOT/stages/$stage/stage.patch"
 	commit "stage $stage: the solution"
-	git -C "$tree" update-ref "refs/exercise/$stage/stage" HEAD
+	git -C "$tree" update-ref "$(exercise_ref "$stage" stage)" HEAD
 	python3 "$KIT_ROOT/vm/exercise.py" skeleton "$spec" "$tree"
 	commit "lab $stage: the skeleton, functions to write"
-	git -C "$tree" update-ref "refs/exercise/$stage/skeleton" HEAD
+	git -C "$tree" update-ref "$(exercise_ref "$stage" skeleton)" HEAD
 }
 
 if [ -e "$tree" ]; then

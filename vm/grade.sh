@@ -8,7 +8,8 @@
 # A test reads one boot of the kernel: live tests stop it in gdb
 # (vm/gdb/grader.py), console tests read what the guest printed.  Each
 # boot runs once, for all the tests that read it.  KIT_TEST_FILTER (make's
-# FILTER=) keeps the tests whose names match, and boots only for those.
+# FILTER=) keeps the tests whose names ("ID: what it checks") match, and
+# boots only for those: FILTER=^drain-lock: runs one test.
 # (tests/tap.sh's check runs grade_test: shellcheck does not see the call.)
 # shellcheck disable=SC2317
 set -euo pipefail
@@ -36,6 +37,14 @@ mapfile -t tests < <(exercise tests)
 [ ${#tests[@]} -gt 0 ] || die "$spec lists no tests"
 tap_start "$out" "${KIT_TEST_FILTER:-}"
 
+nr_selected=0
+for line in "${tests[@]}"; do
+	IFS=$'\t' read -r id _ _ _ name <<<"$line"
+	if selected "$id: $name"; then nr_selected=$((nr_selected + 1)); fi
+done
+[ "$nr_selected" -gt 0 ] || die "FILTER='$tap_filter' matches no test of lab $stage; the tests:" \
+	"$(printf '%s\n' "${tests[@]}" | cut -f1 | paste -sd ' ')"
+
 # --- Build ----------------------------------------------------------------
 note "==> grading $tree (lab $stage)"
 built=1
@@ -46,7 +55,7 @@ build_log=$logs/build.log
 declare -A boot_ids=() boot_console_test=()
 for line in "${tests[@]}"; do
 	IFS=$'\t' read -r id _ kind boot name <<<"$line"
-	selected "$name" || continue
+	selected "$id: $name" || continue
 	if [ "$kind" = gdb ]; then
 		boot_ids[$boot]+="${boot_ids[$boot]:+,}$id"
 	else
@@ -82,13 +91,16 @@ fi
 
 # --- The tests ------------------------------------------------------------
 # crash_lines LOG: what the kernel said when it went wrong: its first
-# report in LOG (a console, or the log gdb read), without the registers,
-# to the end of the call trace.
+# report in LOG (a console, or the log gdb read), without registers and
+# memory dumps, to the end of the call trace.  (awk reads to the end: under
+# pipefail, a reader that stops early fails the pipe.)
 crash_lines() {
-	sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$1" 2>/dev/null | awk '
+	[ -f "$1" ] || return 0
+	sed -E 's/^\[ *[0-9]+\.[0-9]+\] //' "$1" | awk '
 		/BUG|WARNING|Oops|Kernel panic|\[#[0-9]+\]/ { on = 1 }
-		!on || /^(Code|RSP|RAX|RDX|RBP|R10|R13|FS|CS|CR2|DR[0-9]):/ { next }
-		{ print "  | " $0; if (++n == 20 || /<\/TASK>/) exit }'
+		!on || n >= 16 || /^(Code|RSP|RAX|RDX|RBP|R10|R13|FS|CS|CR2|DR[0-9]):|^(Object|Bytes b4|Redzone|Padding) |^---/ { next }
+		{ print "  | " $0; n++ }
+		/<\/TASK>/ { n = 16 }'
 }
 
 # grade_test ID KIND BOOT: the test's verdict, and if it failed, why and
@@ -125,8 +137,8 @@ score=0 total=0
 for line in "${tests[@]}"; do
 	IFS=$'\t' read -r id points kind boot name <<<"$line"
 	total=$((total + points))
-	selected "$name" || continue
-	check "$name [$points points]" grade_test "$id" "$kind" "$boot"
+	selected "$id: $name" || continue
+	check "$id: $name [$points points]" grade_test "$id" "$kind" "$boot"
 	[ "$check_status" -ne 0 ] || score=$((score + points))
 done
 status=0

@@ -107,6 +107,20 @@ exercise_tree() {
 	printf '%s\n' "$KIT_EXERCISES/$1"
 }
 
+# exercise_ref STAGE [stage|skeleton]: the branch of the student's tree in
+# the kit's kernel repository, or the ref of its first commit (the stage's
+# source, the solution) or second (the skeleton).  Named for the folder of
+# the trees, so that make test's trees never meet the student's.
+exercise_ref() {
+	local ns
+	ns=$(basename "$KIT_EXERCISES")
+	if [ -n "${2:-}" ]; then
+		printf 'refs/%s/%s/%s\n' "$ns" "$1" "$2"
+	else
+		printf '%s/%s\n' "$ns" "$1"
+	fi
+}
+
 # stage_label STAGE: the stage's name, with the variant and the source if
 # they are not the default (07-cpu-queues+proof, 07-cpu-queues+exercise):
 # what its build folder and logs are named.

@@ -14,18 +14,25 @@ patch=$KIT_ROOT/stages/$stage/stage.patch
 "$KIT_ROOT/vm/unpack-source.sh"
 
 # The stamp says what the tree holds: the digest of a stage's patch, with
-# " exercise" after it while a student's files are over it; the list, which
-# files those are.
+# " exercise REF" after it while files of a student's tree are over it (REF
+# names the stage's commit in that tree); the list, which files those are.
 stamp=$KIT_TREE/.git/kit-stage
 list=$KIT_TREE/.git/kit-exercise-files
-base=refs/exercise/$stage/stage
 want=$(sha256sum <"$patch" | cut -d' ' -f1)
 have=$(cat "$stamp" 2>/dev/null || true)
+over=''
+if [[ $have == "$want exercise "* ]]; then
+	over=${have#"$want exercise "}
+	# A tree since removed (make test's): start again from pristine.
+	if ! git -C "$KIT_TREE" rev-parse -q --verify "$over^{commit}" >/dev/null; then
+		over='' have=''
+	fi
+fi
 
-# restore_stage_files: put back the stage's version of the files named on
-# standard input (from the stage's commit in the student's tree).
+# restore_stage_files REF: put back the stage's version of the files named
+# on standard input, from REF, the stage's commit in a student's tree.
 restore_stage_files() {
-	local file
+	local base=$1 file
 	while IFS= read -r file; do
 		if git -C "$KIT_TREE" cat-file -e "$base:$file" 2>/dev/null; then
 			git -C "$KIT_TREE" show "$base:$file" >"$KIT_TREE/$file.kit-new"
@@ -36,7 +43,7 @@ restore_stage_files() {
 	done
 }
 
-if [ "$have" != "$want" ] && [ "$have" != "$want exercise" ]; then
+if [ "$have" != "$want" ] && [ -z "$over" ]; then
 	rm -f "$stamp" "$list"
 	# Only the files that differ are rewritten, so each stage's O= build
 	# only recompiles what the switch changed.
@@ -52,9 +59,15 @@ if [ "$KIT_SOURCE" = exercise ]; then
 	# The files of the student's tree that differ from the stage's source,
 	# committed or not (new files are not looked at).  Those that do not
 	# change are not touched, so the build recompiles only what did.
+	base=$(exercise_ref "$stage" stage)
 	git -C "$tree" diff --name-only --no-renames "$base" >"$list.new"
+	if [ -n "$over" ] && [ "$over" != "$base" ]; then
+		# Another tree's files (make test's): the stage's own first.
+		restore_stage_files "$over" <"$list"
+		rm -f "$list"
+	fi
 	if [ -f "$list" ]; then
-		grep -vxF -f "$list.new" "$list" | restore_stage_files || true
+		grep -vxF -f "$list.new" "$list" | restore_stage_files "$base" || true
 	fi
 	while IFS= read -r file; do
 		if [ ! -e "$tree/$file" ]; then
@@ -64,9 +77,9 @@ if [ "$KIT_SOURCE" = exercise ]; then
 		fi
 	done <"$list.new"
 	mv "$list.new" "$list"
-	printf '%s exercise\n' "$want" >"$stamp"
-elif [ "$have" = "$want exercise" ]; then
-	restore_stage_files <"$list"
+	printf '%s exercise %s\n' "$want" "$base" >"$stamp"
+elif [ -n "$over" ]; then
+	restore_stage_files "$over" <"$list"
 	rm -f "$list"
 	printf '%s\n' "$want" >"$stamp"
 	note "==> source tree holds stage $stage again, without your files"

@@ -92,9 +92,8 @@ class Session:
                                          else "oopsed (a BUG or a bad access)",
                                          what))
             return hit
-        raise KernelLost("%s did not come within %d s: an endless loop, or a "
-                         "kernel stuck somewhere else (the console below "
-                         "may say)" % (what, seconds))
+        raise KernelLost("%s did not come within %d s: an endless loop? The "
+                         "CPUs were in %s" % (what, seconds, where_cpus_are()))
 
     def wait_for_call(self, function, condition=None, seconds=120):
         """Let the kernel run until FUNCTION is called (and CONDITION, a gdb
@@ -157,6 +156,21 @@ class Session:
             self._run("continue", seconds, "the guest to power off")
         except KernelLost:
             pass
+
+
+def where_cpus_are():
+    """Where each CPU is: its innermost functions, the innermost first."""
+    said = []
+    for thread in sorted(gdb.selected_inferior().threads(), key=lambda t: t.num):
+        thread.switch()
+        names, frame = [], gdb.newest_frame()
+        while frame is not None and len(names) < 4:
+            names.append("%s()" % (frame.name() or "??"))
+            frame = frame.older()
+        if names[0] == "??()":
+            continue  # not in the kernel yet (a CPU not brought up)
+        said.append("CPU %d: %s" % (thread.num - 1, " <- ".join(names)))
+    return "; ".join(said)
 
 
 def main():
