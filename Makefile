@@ -15,6 +15,7 @@ STAGE ?= $(LAB)
 export KIT_APPEND := $(APPEND)
 export KIT_VARIANT := $(VARIANT)
 export KIT_SOURCE := $(TREE)
+export KIT_DOCS_EDITION := $(EDITION)
 
 .PHONY: help deps build boot gdb lab walkthrough exercise grade delta test bench irqsoff docs clean
 help:
@@ -31,7 +32,7 @@ help:
 	@echo "make test STAGE=N        only stage N's checks; FILTER=REGEX: checks whose names match"
 	@echo "make bench [STAGES=...]  hackbench in each stage (default: 00, 06 and the last)"
 	@echo "make irqsoff [STAGES=...] time with interrupts off in drains and resizes (08, last)"
-	@echo "make docs                the handouts as HTML, the diagrams as SVG"
+	@echo "make docs                the handouts as HTML, the diagrams as SVG (no answers)"
 	@echo "make clean               remove the builds (keeps the source and ccache)"
 	@echo "settings (make VAR=value, or KIT_* in the environment), and their defaults:"
 	@echo "  STAGE=N                 the stage (number or folder name); default: the last"
@@ -45,6 +46,8 @@ help:
 	@echo "  FILTER=REGEX            make test, make grade: only checks whose names match;"
 	@echo "                          default: all"
 	@echo "  STAGES='N ...'          make bench, make irqsoff: the stages"
+	@echo "  EDITION=instructor      make docs: with the answers, in docs/html-instructor;"
+	@echo "                          default: student (no answers), in docs/html"
 	@echo "  KIT_WORK=DIR            source, builds, logs; default: ~/.cache/slubq-kit"
 	@echo "                          (\$$XDG_CACHE_HOME/slubq-kit if that is set)"
 	@echo "  KIT_EXERCISES=DIR       the students' trees; default: KIT_WORK/exercises"

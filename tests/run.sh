@@ -125,19 +125,27 @@ tap_works() {
 check "the test output is TAP; a failed build skips what needs it; FILTER selects" tap_works
 check "the gdb helpers compile" python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' vm/gdb/slubq.py
 
-# make docs: an HTML page per handout, an SVG per diagram.
+# make docs: an HTML page per handout, an SVG per diagram; the answers
+# only in the instructors' edition.
 docs_build() {
 	local md dot
-	rm -rf docs/html
 	make --no-print-directory docs
+	make --no-print-directory docs EDITION=instructor
 	for md in README.md docs/*.md stages/*/README.md labs/*/README.md solutions/*.md; do
-		[ -s "docs/html/$(printf '%s' "${md%.md}" | tr '/' '-').html" ] || { echo "no HTML for $md"; return 1; }
+		[ -s "docs/html-instructor/$(printf '%s' "${md%.md}" | tr '/' '-').html" ] ||
+			{ echo "no HTML for $md in the instructors' edition"; return 1; }
+		case "$md" in
+		solutions/*) [ ! -e "docs/html/$(printf '%s' "${md%.md}" | tr '/' '-').html" ] ||
+			{ echo "the students' edition has $md"; return 1; } ;;
+		*) [ -s "docs/html/$(printf '%s' "${md%.md}" | tr '/' '-').html" ] ||
+			{ echo "no HTML for $md"; return 1; } ;;
+		esac
 	done
 	for dot in diagrams/*.dot; do
 		grep -q '<svg' "docs/html/$(basename "${dot%.dot}").svg" || { echo "no SVG for $dot"; return 1; }
 	done
 }
-check "make docs renders every handout and diagram" docs_build
+check "make docs renders every handout and diagram; the answers only with EDITION=instructor" docs_build
 
 # settings_documented: every setting that vm/ reads from the environment
 # with a default (${NAME:-...}) is listed by make help and in the README's
@@ -538,6 +546,7 @@ graded_lab_checks() {
 	check "lab $stage: make grade gives the solution full marks" \
 		solution_graded "$stage"
 	for patch in "labs/$stage"/mistakes/*.patch; do
+		[ -f "$patch" ] || continue
 		check "lab $stage: planted mistake $(basename "$patch" .patch) fails the test it names" \
 			mistake_caught "$stage" "$patch"
 	done

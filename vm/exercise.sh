@@ -13,7 +13,9 @@ set -euo pipefail
 stage=$(stage_resolve "${1:-}")
 spec=$KIT_ROOT/labs/$stage/exercise.py
 if [ ! -f "$spec" ]; then
-	have=$(for s in $(kit_stages); do [ -f "$KIT_ROOT/labs/$s/exercise.py" ] && echo "${s%%-*}"; done)
+	have=$(for s in $(kit_stages); do
+		if [ -f "$KIT_ROOT/labs/$s/exercise.py" ]; then echo "${s%%-*}"; fi
+	done)
 	die "lab $stage has no coding exercise; the labs that have one: $(echo "$have" | paste -sd ' ')"
 fi
 tree=$(exercise_tree "$stage")

@@ -113,12 +113,6 @@ def gdb_checks(g):
         check_drain(g, [watch_drain(g) for _ in range(CALLS)])
 
 
-def signed(value):
-    """An int returned in %eax."""
-    value &= 0xffffffff
-    return value - (1 << 32) if value & 0x80000000 else value
-
-
 def free_indices(bits):
     return [i for i in range(bits.bit_length()) if bits >> i & 1]
 
@@ -141,7 +135,7 @@ def watch_retrieve(g):
         "inuse_before": int(slab["inuse"]),
     }
     where = int(gdb.parse_and_eval("(unsigned long)object"))
-    call["returned"] = signed(g.run_to_return())
+    call["returned"] = g.signed(g.run_to_return())
     call["after"] = slubq.slab_map(slab)[0]
     call["inuse_after"] = int(slab["inuse"])
     call["taken"] = g.read_pointers(where, min(max(call["returned"], 0), call["nr"]))

@@ -110,22 +110,23 @@ class Session:
         return gdb.selected_frame()
 
     def run_to_return(self, on_calls=None, seconds=30):
-        """From the entry of a function, run the calling CPU until the
+        """From the entry of a function, run the calling task until the
         function returns; ON_CALLS maps names of functions it may call to
-        what to do (a callable) when this CPU calls one.  Returns the value
-        in %rax at the return (the function's, if it returns one)."""
+        what to do (a callable) when this task calls one.  Returns the value
+        in %rax at the return (the function's, if it returns one).  The
+        task, not the CPU: one that sleeps may wake up on another CPU."""
         frame = gdb.selected_frame()
         function = frame.name()
-        thread = gdb.selected_thread().num
+        task = "(unsigned long)$lx_current() == %d" % int(gdb.parse_and_eval(
+            "(unsigned long)$lx_current()"))
         entry_sp = int(gdb.parse_and_eval("(unsigned long)$sp"))
         back = gdb.Breakpoint("*0x%x" % frame.older().pc(), internal=True)
-        back.thread = thread
         # The same address, reached by a deeper call: not this return.
-        back.condition = "(unsigned long)$sp > %d" % entry_sp
+        back.condition = "%s && (unsigned long)$sp > %d" % (task, entry_sp)
         calls = {}
         for name, action in (on_calls or {}).items():
             bp = gdb.Breakpoint(name, internal=True)
-            bp.thread = thread
+            bp.condition = task
             calls[bp] = action
         try:
             while True:
@@ -139,6 +140,12 @@ class Session:
             back.delete()
             for bp in calls:
                 bp.delete()
+
+    @staticmethod
+    def signed(value):
+        """An int a function returned in %eax, from %rax."""
+        value &= 0xffffffff
+        return value - (1 << 32) if value & 0x80000000 else value
 
     @staticmethod
     def read_pointers(addr, count):
