@@ -30,6 +30,13 @@ import gdb
 import slubq
 
 
+# The task a CPU runs, in a gdb expression of that CPU's registers: its
+# per-CPU area starts at %gs (x86-64), and current_task is a per-CPU
+# variable.  A breakpoint condition sees the registers of the CPU that hit
+# it; $lx_current() reads gdb's selected CPU, which then need not be it.
+CURRENT = "*(unsigned long *)($gs_base + (unsigned long)&current_task)"
+
+
 class KernelLost(Exception):
     """The kernel crashed, hung in student code, or gdb lost QEMU."""
 
@@ -117,8 +124,7 @@ class Session:
         task, not the CPU: one that sleeps may wake up on another CPU."""
         frame = gdb.selected_frame()
         function = frame.name()
-        task = "(unsigned long)$lx_current() == %d" % int(gdb.parse_and_eval(
-            "(unsigned long)$lx_current()"))
+        task = "%s == %d" % (CURRENT, int(gdb.parse_and_eval(CURRENT)))
         entry_sp = int(gdb.parse_and_eval("(unsigned long)$sp"))
         back = gdb.Breakpoint("*0x%x" % frame.older().pc(), internal=True)
         # The same address, reached by a deeper call: not this return.
