@@ -537,12 +537,27 @@ mistake_caught() {
 		{ echo "no hint of $id"; return 1; }
 }
 
+# lab_shows_student_source STAGE: make lab TREE=exercise lists the
+# student's code (the skeleton's TODO), not the kit's tree, even once the
+# kit's tree holds the stage's own source again.
+lab_shows_student_source() {
+	local stage=$1 name
+	name=$(lab_spec functions "$stage" | head -n 1 | cut -f2)
+	vm/prepare-stage.sh "$stage"
+	printf 'list %s\nquit\n' "$name" |
+		KIT_SOURCE=exercise in_test_tree vm/lab.sh "$stage" >"$out/lab" 2>&1
+	cat "$out/lab"
+	grep -q 'TODO 1: ' "$out/lab"
+}
+
 graded_lab_checks() {
 	local stage=$1 patch
 	prerequisite "lab $stage: make exercise makes a tree whose functions to write are TODOs" \
 		fresh_exercise "$stage"
 	check "lab $stage: make grade gives the untouched skeleton 0, a hint for each test" \
 		grade_gives "$stage" 0
+	check "lab $stage: make lab TREE=exercise shows the student's source in gdb" \
+		lab_shows_student_source "$stage"
 	check "lab $stage: make grade gives the solution full marks" \
 		solution_graded "$stage"
 	for patch in "labs/$stage"/mistakes/*.patch; do
