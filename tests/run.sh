@@ -172,9 +172,10 @@ check "make help and the README list every setting the scripts read" settings_do
 
 # --- Bad input gets a one-line error ------------------------------------
 graded=$(for spec in labs/*/exercise.py; do basename "$(dirname "$spec")" | cut -d- -f1; done)
-check "make exercise on a lab without a coding exercise says which labs have one" \
-	fails_with "lab 00-baseline has no coding exercise; the labs that have one: $(echo "$graded" | paste -sd ' ')" \
-	make --no-print-directory exercise LAB=0
+ungraded=$(for stage in $(kit_stages); do [ -f "labs/$stage/exercise.py" ] || echo "$stage"; done | sed -n 1p)
+check "make exercise on a lab without graded work says which labs have some" \
+	fails_with "lab $ungraded has no graded work; the labs that have some: $(echo "$graded" | paste -sd ' ')" \
+	make --no-print-directory exercise LAB="$ungraded"
 check "  ... and make grade, before make exercise, says to run it" \
 	fails_with "no tree of yours for lab 07-cpu-queues; run: make exercise LAB=07" \
 	env KIT_EXERCISES="$out/no-exercises" vm/grade.sh 7
@@ -460,15 +461,24 @@ lab_spec() {
 	python3 vm/exercise.py "$1" "labs/$2/exercise.py" "${@:3}"
 }
 
+# lab_questions STAGE: the ids of the lab's questions (tests of kind answer).
+lab_questions() {
+	lab_spec tests "$1" | awk -F'\t' '$3 == "answer" { print $1 }'
+}
+
 # fresh_exercise STAGE: make exercise, from nothing, in make test's trees:
 # each function to write is a TODO, with the stub, and nothing else of the
-# stage's source changed.
+# stage's source changed; the answers file has a line for each question.
 fresh_exercise() {
-	local stage=$1 tree=$test_exercises/$1 file name todo=0
+	local stage=$1 tree=$test_exercises/$1 file name todo=0 id
 	git -C "$KIT_TREE" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
 	git -C "$KIT_TREE" worktree prune
 	git -C "$KIT_TREE" branch -q -D "$(in_test_tree exercise_ref "$stage")" 2>/dev/null || true
 	in_test_tree vm/exercise.sh "$stage"
+	for id in $(lab_questions "$stage"); do
+		grep -qx "$id: " "$tree/answers" || { echo "$tree/answers has no line for $id"; return 1; }
+	done
+	[ -n "$(lab_spec functions "$stage")" ] || return 0
 	while IFS=$'\t' read -r file name _; do
 		todo=$((todo + 1))
 		# The function's lines, from its name to the closing brace.
@@ -519,7 +529,50 @@ grade_gives() {
 
 solution_graded() {
 	with_source "$1"
+	answer_key "$1"
 	grade_gives "$1" all
+}
+
+# answer_key STAGE: the instructor's answers (solutions/STAGE.answers) in
+# make test's answers file of the lab.
+answer_key() {
+	if [ -n "$(lab_questions "$1")" ]; then
+		cp "solutions/$1.answers" "$test_exercises/$1/answers"
+	fi
+}
+
+# questions_graded STAGE right|wrong: with the answer key, every question
+# passes; with its first answer wrong and the others left out, every one
+# fails, with its hint, and the first says what was answered.
+questions_graded() {
+	local stage=$1 how=$2 answers=$test_exercises/$1/answers first rc=0 id
+	answer_key "$stage"
+	if [ "$how" = wrong ]; then
+		first=$(grep -m 1 '^[a-z0-9-]*:' "$answers")
+		# A number one more, or a name with a letter more.
+		case "${first#*: }" in
+		0x* | [0-9]*) first="${first%%:*}: $((${first#*: } + 1))" ;;
+		*) first="${first}x" ;;
+		esac
+		printf '%s\n' "$first" >"$answers"
+	fi
+	KIT_TEST_FILTER='^q[0-9]+-' in_test_tree vm/grade.sh "$stage" >"$out/grade" 2>&1 || rc=$?
+	cat "$out/grade"
+	for id in $(lab_questions "$stage"); do
+		if [ "$how" = right ]; then
+			grep -q "^ok [0-9]* - $id: " "$out/grade" || { echo "$id did not pass"; return 1; }
+		else
+			grep -q "^not ok [0-9]* - $id: " "$out/grade" || { echo "$id did not fail"; return 1; }
+			grep -qF -- "#   hint: $(lab_spec hint "$stage" "$id")" "$out/grade" ||
+				{ echo "no hint of $id"; return 1; }
+		fi
+	done
+	if [ "$how" = right ]; then
+		[ "$rc" -eq 0 ] || { echo "grade.sh exited $rc"; return 1; }
+	else
+		grep -q "^#   why: you answered ${first#*: }; " "$out/grade" ||
+			{ echo "the wrong answer's failure does not say what was answered"; return 1; }
+	fi
 }
 
 # mistake_caught STAGE PATCH: the test that the planted mistake PATCH
@@ -552,8 +605,23 @@ lab_shows_student_source() {
 
 graded_lab_checks() {
 	local stage=$1 patch
+	if [ -z "$(lab_spec functions "$stage")" ]; then
+		prerequisite "lab $stage: make exercise makes the answers file, a line a question" \
+			fresh_exercise "$stage"
+		check "lab $stage: make grade passes the answer key, each value read in the live kernel" \
+			questions_graded "$stage" right
+		check "  ... and fails a wrong answer and missing ones, each with its hint" \
+			questions_graded "$stage" wrong
+		return
+	fi
 	prerequisite "lab $stage: make exercise makes a tree whose functions to write are TODOs" \
 		fresh_exercise "$stage"
+	if [ -n "$(lab_questions "$stage")" ]; then
+		check "lab $stage: make grade fails a wrong answer and missing ones, each with its hint" \
+			questions_graded "$stage" wrong
+		# The skeleton's grade, next, has no answers.
+		rm -f "$test_exercises/$stage/answers"
+	fi
 	check "lab $stage: make grade gives the untouched skeleton 0, a hint for each test" \
 		grade_gives "$stage" 0
 	check "lab $stage: make lab TREE=exercise shows the student's source in gdb" \

@@ -9,8 +9,12 @@
   exercise.py functions SPEC       FILE<TAB>FUNCTION<TAB>TODO, one a line
   exercise.py tests SPEC           ID<TAB>POINTS<TAB>KIND<TAB>BOOT<TAB>NAME
   exercise.py hint SPEC ID         the hint of test ID
-  exercise.py boot SPEC BOOT       three lines: the guest script, the
-                                   kernel parameters, 1 if gdb watches
+  exercise.py boot SPEC BOOT       four lines: the guest script, the
+                                   kernel parameters, 1 if gdb watches,
+                                   and whose kernel boots: "exercise" (the
+                                   student's) or "stage" (the stage's own)
+  exercise.py answers SPEC         the template of the student's answers
+                                   file: a line "ID: " per question
 
 The skeleton is made from the solution each time, so the solution stays
 the one source of truth: a function's body is the lines from the "{" that
@@ -83,7 +87,16 @@ def main(argv):
         print(next(t["hint"] for t in lab.TESTS if t["id"] == argv[3]))
     elif command == "boot" and len(argv) == 4:
         b = lab.BOOTS[argv[3]]
-        print("%s\n%s\n%d" % (b["run"], b["append"], 1 if b["gdb"] else 0))
+        print("%s\n%s\n%d\n%s" % (b["run"], b["append"], 1 if b["gdb"] else 0,
+                                   b.get("kernel", "exercise")))
+    elif command == "answers":
+        print("# %s: your answers, one line each: the question's id, a colon, "
+              "the answer." % spec.split("/")[-2])
+        print("# make grade checks each against the running kernel.")
+        for t in lab.TESTS:
+            if t["kind"] == "answer":
+                print("\n# %s" % t["name"])
+                print("%s: " % t["id"])
     else:
         sys.exit(__doc__)
 

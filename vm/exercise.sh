@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# exercise.sh LAB: set up the student's own kernel tree for the lab's coding
-# exercise (labs/LAB/exercise.py): a git worktree of the kit's kernel tree
-# in KIT_EXERCISES/LAB, on the branch exercises/LAB, at the stage's source
-# with the functions to write blanked (vm/exercise.py).  Its two commits
-# are named by refs: refs/exercises/LAB/stage (the solution) and
-# refs/exercises/LAB/skeleton (exercise_ref, vm/lib.sh).  An existing tree is left as it is: it holds
-# the student's work.  `make grade` and TREE=exercise build it.
+# exercise.sh LAB: set up the student's folder for the lab's graded work
+# (labs/LAB/exercise.py), KIT_EXERCISES/LAB.  For a coding exercise it is a
+# git worktree of the kit's kernel tree, on the branch exercises/LAB, at
+# the stage's source with the functions to write blanked (vm/exercise.py);
+# its two commits are named by refs: refs/exercises/LAB/stage (the
+# solution) and refs/exercises/LAB/skeleton (exercise_ref, vm/lib.sh).  For
+# a lab with questions, it holds "answers", a line per question to fill in.
+# An existing folder is left as it is: it holds the student's work.
+# `make grade` grades it; TREE=exercise builds the tree.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -16,7 +18,7 @@ if [ ! -f "$spec" ]; then
 	have=$(for s in $(kit_stages); do
 		if [ -f "$KIT_ROOT/labs/$s/exercise.py" ]; then echo "${s%%-*}"; fi
 	done)
-	die "lab $stage has no coding exercise; the labs that have one: $(echo "$have" | paste -sd ' ')"
+	die "lab $stage has no graded work; the labs that have some: $(echo "$have" | paste -sd ' ')"
 fi
 tree=$(exercise_tree "$stage")
 branch=$(exercise_ref "$stage")
@@ -43,8 +45,11 @@ make_tree() {
 	git -C "$tree" update-ref "$(exercise_ref "$stage" skeleton)" HEAD
 }
 
+mapfile -t functions < <(python3 "$KIT_ROOT/vm/exercise.py" functions "$spec")
 if [ -e "$tree" ]; then
-	note "==> your tree for lab $stage is there already, with your work: $tree"
+	note "==> your folder for lab $stage is there already, with your work: $tree"
+elif [ ${#functions[@]} -eq 0 ]; then
+	mkdir -p "$tree"
 else
 	"$KIT_ROOT/vm/unpack-source.sh"
 	mkdir -p "$KIT_EXERCISES"
@@ -54,10 +59,27 @@ else
 	trap - EXIT
 fi
 
-echo "Your tree: $tree"
-echo "Write these functions (the TODO comments in them say what they must do):"
-python3 "$KIT_ROOT/vm/exercise.py" functions "$spec" | while IFS=$'\t' read -r file name _; do
-	echo "  $name() in $tree/$file:$(grep -n "^[a-z].*\b$name(" "$tree/$file" | grep -v ';$' | head -n 1 | cut -d: -f1)"
-done
-echo "The handout, labs/$stage/README.md, has their specifications."
-echo "Then: make grade LAB=${stage%%-*}; to debug it: make lab STAGE=${stage%%-*} TREE=exercise"
+answers=$tree/answers
+if [ ! -e "$answers" ] && python3 "$KIT_ROOT/vm/exercise.py" answers "$spec" >"$answers.new" &&
+	grep -q '^[^#]' "$answers.new"; then
+	mv "$answers.new" "$answers"
+fi
+rm -f "$answers.new"
+
+echo "Your folder: $tree"
+if [ ${#functions[@]} -gt 0 ]; then
+	echo "Write these functions (the TODO comments in them say what they must do):"
+	for line in "${functions[@]}"; do
+		IFS=$'\t' read -r file name _ <<<"$line"
+		echo "  $name() in $tree/$file:$(grep -n "^[a-z].*\b$name(" "$tree/$file" | grep -v ';$' |
+			head -n 1 | cut -d: -f1)"
+	done
+	echo "The handout, labs/$stage/README.md, has their specifications."
+fi
+if [ -f "$answers" ]; then
+	echo "Answer the handout's questions in $answers (a line each: ID: answer)."
+fi
+echo "Then: make grade LAB=${stage%%-*}"
+if [ ${#functions[@]} -gt 0 ]; then
+	echo "To debug your kernel: make lab STAGE=${stage%%-*} TREE=exercise"
+fi

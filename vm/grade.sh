@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# grade.sh LAB: grade the student's tree of a lab (made by make exercise):
-# build it (ccache: only what changed), boot it, and run the lab's tests
-# (labs/LAB/exercise.py).  Prints TAP: a line per test with its points, and
+# grade.sh LAB: grade the student's work on a lab (made by make exercise):
+# build their tree (ccache: only what changed), boot it, and run the lab's
+# tests (labs/LAB/exercise.py); check their answers to the lab's questions
+# on the stage's own kernel.  Prints TAP: a line per test with its points, and
 # for a failed one what went wrong and a hint; then the plan, the score and
 # "N passed, N failed".  Fails unless every test passed.
 #
@@ -20,11 +21,9 @@ set -euo pipefail
 
 stage=$(stage_resolve "${1:-}")
 spec=$KIT_ROOT/labs/$stage/exercise.py
-[ -f "$spec" ] || die "lab $stage has no coding exercise to grade (no $spec)"
-export KIT_SOURCE=exercise
+[ -f "$spec" ] || die "lab $stage has nothing to grade (no $spec)"
 tree=$(exercise_tree "$stage")
 [ -d "$tree" ] || die "no tree of yours for lab $stage; run: make exercise LAB=${stage%%-*}"
-logs=$KIT_LOGS/$(stage_label "$stage")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # shellcheck source=../tests/tap.sh
@@ -45,35 +44,49 @@ done
 [ "$nr_selected" -gt 0 ] || die "FILTER='$tap_filter' matches no test of lab $stage; the tests:" \
 	"$(printf '%s\n' "${tests[@]}" | cut -f1 | paste -sd ' ')"
 
-# --- Build ----------------------------------------------------------------
-note "==> grading $tree (lab $stage)"
-built=1
-"$KIT_ROOT/vm/build-kernel.sh" "$stage" >"$out/build.out" 2>&1 || built=0
-build_log=$logs/build.log
-
-# --- The boots the selected tests read ------------------------------------
-declare -A boot_ids=() boot_console_test=()
+# --- The boots the selected tests read, and their kernels ---------------
+# A boot's kernel is the student's ("exercise", KIT_SOURCE=exercise) or the
+# stage's own ("stage": the questions are about the stage, not about the
+# student's code).
+declare -A boot_ids=() boot_console_test=() boot_kernel=() built=()
 for line in "${tests[@]}"; do
 	IFS=$'\t' read -r id _ kind boot name <<<"$line"
 	selected "$id: $name" || continue
-	if [ "$kind" = gdb ]; then
-		boot_ids[$boot]+="${boot_ids[$boot]:+,}$id"
-	else
+	if [ "$kind" = console ]; then
 		boot_ids[$boot]+=''
 		boot_console_test[$boot]=1
+	else
+		boot_ids[$boot]+="${boot_ids[$boot]:+,}$id"
 	fi
+	boot_kernel[$boot]=$(exercise boot "$boot" | sed -n 4p)
+done
+
+# kernel_env KERNEL: the KIT_SOURCE of that kernel.
+kernel_env() {
+	[ "$1" != exercise ] || echo exercise
+}
+
+# --- Build ----------------------------------------------------------------
+note "==> grading $tree (lab $stage)"
+for kernel in $(printf '%s\n' "${boot_kernel[@]}" | sort -u); do
+	built[$kernel]=1
+	KIT_SOURCE=$(kernel_env "$kernel") "$KIT_ROOT/vm/build-kernel.sh" "$stage" \
+		>"$out/build-$kernel.out" 2>&1 || built[$kernel]=0
 done
 
 # run_boot BOOT: boot the kernel as BOOT says, gdb running the live tests
 # if it has some; the console in $out/console-BOOT, the live results in
 # $out/live-BOOT.
 run_boot() {
-	local boot=$1 run append watch
-	{ read -r run; read -r append; read -r watch; } < <(exercise boot "$boot")
-	note "==> boot \"$boot\": guest script $run${append:+, kernel parameters $append}"
+	local boot=$1 run append watch kernel logs
+	{ read -r run; read -r append; read -r watch; read -r kernel; } < <(exercise boot "$boot")
+	KIT_SOURCE=$(kernel_env "$kernel")
+	export KIT_SOURCE
+	logs=$KIT_LOGS/$(stage_label "$stage")
+	note "==> boot \"$boot\": ${kernel/exercise/your} kernel, guest script $run${append:+, kernel parameters $append}"
 	if [ "$watch" = 1 ]; then
 		KIT_GRADE_SPEC=$spec KIT_GRADE_TESTS=${boot_ids[$boot]} \
-			KIT_GRADE_RESULTS=$out/live-$boot \
+			KIT_GRADE_RESULTS=$out/live-$boot KIT_GRADE_ANSWERS=$tree/answers \
 			KIT_GRADE_UNTIL_POWEROFF=${boot_console_test[$boot]:-} \
 			"$KIT_ROOT/vm/lab.sh" --script "$KIT_ROOT/vm/gdb/grader.py" --run "$run" \
 			${append:+--append "$append"} "$stage" >"$out/gdb-$boot.log" 2>&1 || true
@@ -83,11 +96,11 @@ run_boot() {
 	fi
 }
 
-if [ "$built" = 1 ]; then
-	for boot in "${!boot_ids[@]}"; do
-		run_boot "$boot"
-	done
-fi
+for boot in "${!boot_ids[@]}"; do
+	if [ "${built[${boot_kernel[$boot]}]}" = 1 ]; then
+		(run_boot "$boot")
+	fi
+done
 
 # --- The tests ------------------------------------------------------------
 # crash_lines LOG: what the kernel said when it went wrong: its first
@@ -106,20 +119,27 @@ crash_lines() {
 # grade_test ID KIND BOOT: the test's verdict, and if it failed, why and
 # the hint.
 grade_test() {
-	local id=$1 kind=$2 boot=$3 result
-	if [ "$built" = 0 ]; then
-		echo "your kernel does not build:"
-		grep -E 'error:|Error [0-9]' "$build_log" | head -n 8 | sed 's/^/  /' ||
-			tail -n 8 "$out/build.out" | sed 's/^/  /'
-		echo "hint: make build STAGE=$stage TREE=exercise shows the whole build"
+	local id=$1 kind=$2 boot=$3 kernel result
+	kernel=${boot_kernel[$boot]}
+	if [ "${built[$kernel]}" = 0 ]; then
+		if [ "$kernel" = exercise ]; then
+			echo "your kernel does not build:"
+			grep -E 'error:|Error [0-9]' "$KIT_LOGS/$stage+exercise/build.log" | head -n 8 |
+				sed 's/^/  /' || true
+			echo "hint: make build STAGE=$stage TREE=exercise shows the whole build"
+		else
+			echo "the stage's kernel does not build (a problem of the kit or the machine):"
+			tail -n 8 "$out/build-$kernel.out" | sed 's/^/  /'
+		fi
 		return 1
 	fi
-	if [ "$kind" = gdb ]; then
+	if [ "$kind" != console ]; then
 		result=$(grep -m 1 "^$id"$'\t' "$out/live-$boot" 2>/dev/null || true)
 		case "$result" in
 		"$id"$'\t'ok) return 0 ;;
 		"$id"$'\t'fail$'\t'*) echo "why: ${result#*$'\t'fail$'\t'}" ;;
-		*) echo "why: gdb gave no result; its transcript: $logs/grader.txt" ;;
+		*) echo "why: gdb gave no result; its transcript:" \
+			"$KIT_LOGS/$(KIT_SOURCE=$(kernel_env "$kernel") stage_label "$stage")/grader.txt" ;;
 		esac
 		crash_lines "$out/live-$boot.log"
 	else

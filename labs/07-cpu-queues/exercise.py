@@ -31,10 +31,12 @@ FUNCTIONS = [
 ]
 
 # "live": gdb stops the kernel while the guest runs the torture module;
-# "debug": every cache is a debug cache (red zones, poisoning, checks).
+# "debug": every cache is a debug cache (red zones, poisoning, checks);
+# "answers": the questions, asked of the stage's own kernel.
 BOOTS = {
     "live": {"run": "torture", "append": "", "gdb": True},
     "debug": {"run": "validate", "append": "slub_debug=FZPU", "gdb": False},
+    "answers": {"run": "churn", "append": "", "gdb": True, "kernel": "stage"},
 }
 
 TESTS = [
@@ -94,6 +96,35 @@ TESTS = [
         "hint": "with red zones, an object starts s->red_left_pad bytes "
                 "into its slot: the address is fixup_red_left(s, "
                 "slab_address(slab)) + i * s->size",
+    },
+]
+
+# Questions of the handout, checked in the stage's own kernel.
+TESTS += [
+    {
+        "id": "q1-queue-kmalloc-512", "boot": "answers", "kind": "answer", "points": 5,
+        "name": "Question 1: kmalloc-512's queue",
+        "value": "$kit_cache(\"kmalloc-512\")->queue",
+        "hint": "set_cpu_queue() chooses the queue from s->size",
+    },
+    {
+        "id": "q1-batch-kmalloc-2k", "boot": "answers", "kind": "answer", "points": 5,
+        "name": "Question 1: kmalloc-2k's batch",
+        "value": "$kit_cache(\"kmalloc-2k\")->batch",
+        "hint": "the batch is (queue + 1) / 2",
+    },
+    {
+        "id": "q1-queue-kmalloc-8k", "boot": "answers", "kind": "answer", "points": 5,
+        "name": "Question 1: kmalloc-8k's queue",
+        "value": "$kit_cache(\"kmalloc-8k\")->queue",
+        "hint": "set_cpu_queue(): a slot larger than a page",
+    },
+    {
+        "id": "q1-percpu-bytes", "boot": "answers", "kind": "answer", "points": 5,
+        "name": "Question 1: bytes of per-CPU memory of kmalloc-64's queue, on each CPU",
+        "value": "sizeof(struct kmem_cache_cpu) + "
+                 "$kit_cache(\"kmalloc-64\")->queue * sizeof(void *)",
+        "hint": "alloc_kmem_cache_cpus() allocates struct_size(c, object, s->queue)",
     },
 ]
 

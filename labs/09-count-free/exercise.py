@@ -18,6 +18,7 @@ FUNCTIONS = [
 # /proc/slabinfo and sysfs in a loop (count_partial() calls it).
 BOOTS = {
     "live": {"run": "churn", "append": "", "gdb": True},
+    "answers": {"run": "churn", "append": "", "gdb": True, "kernel": "stage"},
 }
 
 TESTS = [
@@ -36,6 +37,20 @@ TESTS = [
                 "words long: count slab->objects bits (not a word, not "
                 "map_size(), which is in bytes)",
     },
+]
+
+# Question 3: the words of bitmap available() reads on a slab of the cache
+# (s->oo: objects below OO_SHIFT, 16 in this stage).
+WORDS = "((($kit_cache(\"%s\")->oo.x & 0xffff) + 63) / 64)"
+TESTS += [
+    {
+        "id": "q3-words-kmalloc-%d" % size, "boot": "answers", "kind": "answer",
+        "points": 5,
+        "name": "Question 3: words of bitmap available() reads on a kmalloc-%d slab" % size,
+        "value": WORDS % ("kmalloc-%d" % size),
+        "hint": "BITS_TO_LONGS() of the slab's objects; kit-caches gives those",
+    }
+    for size in (8, 16, 32)
 ]
 
 CALLS = 4

@@ -12,8 +12,13 @@
 #   KIT_GRADE_UNTIL_POWEROFF  non-empty: once the checks are done, let the
 #                      guest run to the end of its script (its console is
 #                      graded too); else stop it
+#   KIT_GRADE_ANSWERS  the student's answers file, for the questions
 #
-# A test passes if gdb_checks() ran it and found nothing wrong.  Student
+# A test passes if gdb_checks() ran it and found nothing wrong.  A question
+# (a test of kind "answer") passes if the student's answer is the value of
+# its "value" (a gdb expression, or a function of the lab's) when the
+# kernel first reaches its "at" (a function; kernel_execve by default,
+# that is, once booted): read in the live kernel, never typed in.  Student
 # code may loop for ever, oops, or panic the kernel: every wait for the
 # kernel has a time limit, breakpoints on panic() and oops_end() turn a
 # crash into a failure that says so (the kernel's log, read with the
@@ -186,20 +191,79 @@ def where_cpus_are():
     return "; ".join(said)
 
 
+def read_answers(path):
+    """The student's answers: {question id: answer}, from lines "ID: ANSWER"
+    ("#" starts a comment)."""
+    answers = {}
+    with open(path) as f:
+        for line in f:
+            line = line.split("#", 1)[0].strip()
+            if ":" in line:
+                key, value = line.split(":", 1)
+                answers[key.strip()] = value.strip()
+    return answers
+
+
+def same(answer, value):
+    """Whether a student's ANSWER says VALUE (an int, or a name)."""
+    if isinstance(value, int):
+        try:
+            return int(answer.replace(" ", "").replace("_", ""), 0) == value
+        except ValueError:
+            return False
+    return answer.strip().lower() == str(value).strip().lower()
+
+
+def live_value(lab, question):
+    """What the kernel says the answer to QUESTION is, now."""
+    value = question["value"]
+    if callable(value):
+        return value()
+    v = gdb.parse_and_eval(value)
+    if v.type.strip_typedefs().code == gdb.TYPE_CODE_ENUM:
+        return str(v)
+    return int(v)
+
+
+def check_answers(session, lab, questions, path):
+    """Stop where each question is asked, and compare."""
+    try:
+        answers = read_answers(path)
+    except OSError:
+        for q in questions:
+            session.check(q["id"], False, "no answers file at %s" % path)
+        return
+    at = None
+    for q in questions:
+        if q.get("at", "kernel_execve") != at:
+            at = q.get("at", "kernel_execve")
+            session.wait_for_call(at, seconds=60)
+        if not answers.get(q["id"]):
+            session.check(q["id"], False, "no answer in %s" % path)
+            continue
+        session.check(q["id"], same(answers[q["id"]], live_value(lab, q)),
+                      "you answered %s; the running kernel says otherwise" %
+                      answers[q["id"]])
+
+
 def main():
     spec = importlib.util.spec_from_file_location("exercise", os.environ["KIT_GRADE_SPEC"])
     lab = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(lab)
     selected = set(filter(None, os.environ.get("KIT_GRADE_TESTS", "").split(",")))
-    gdb_tests = [t["id"] for t in lab.TESTS if t["kind"] == "gdb"]
+    live_tests = [t["id"] for t in lab.TESTS if t["kind"] in ("gdb", "answer")]
+    questions = [t for t in lab.TESTS if t["kind"] == "answer" and t["id"] in selected]
     session = Session(selected)
     lost = None
     try:
-        lab.gdb_checks(session)
+        if any(t["kind"] == "gdb" and t["id"] in selected for t in lab.TESTS):
+            lab.gdb_checks(session)
+        if questions:
+            check_answers(session, lab, questions, os.environ.get("KIT_GRADE_ANSWERS", ""))
     except KernelLost as e:
         lost = str(e)
     with open(os.environ["KIT_GRADE_RESULTS"], "w") as results:
-        for test in gdb_tests:
+        for test in live_tests:
             if test not in selected:
                 continue
             if test in session.failures:

@@ -1,0 +1,19 @@
+# SPDX-License-Identifier: GPL-2.0
+"""Lab 00's graded questions: `make grade LAB=0` reads the answers from the
+student's answers file (make exercise writes it) and checks each against
+the running stage kernel (vm/gdb/grader.py).  The format is lab 07's (see
+labs/07-cpu-queues/exercise.py); a question is a test of kind "answer":
+its "value" is a gdb expression read when the kernel first reaches "at"."""
+
+FUNCTIONS = []
+
+BOOTS = {"answers": {"run": "churn", "append": "", "gdb": True, "kernel": "stage"}}
+
+TESTS = [
+    {
+        "id": "q1-slab-state", "boot": "answers", "kind": "answer", "points": 10,
+        "name": "Question 1: the value of slab_state when /init runs (a name)",
+        "at": "kernel_execve", "value": "slab_state",
+        "hint": "print slab_state at the kernel_execve breakpoint of section 2",
+    },
+]
