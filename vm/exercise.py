@@ -29,9 +29,17 @@ import textwrap
 
 
 def load(path):
+    """A lab's exercise.py, with what a lab may leave out: FUNCTIONS (none:
+    questions only), and the boot "answers" of its questions, the stage's
+    own kernel with the guest running churn and gdb stopping it where
+    each question is asked (ANSWERS_APPEND: kernel parameters for it)."""
     spec = importlib.util.spec_from_file_location("exercise", path)
     lab = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(lab)
+    lab.FUNCTIONS = getattr(lab, "FUNCTIONS", [])
+    lab.BOOTS = dict({"answers": {"run": "churn", "gdb": True, "kernel": "stage",
+                                  "append": getattr(lab, "ANSWERS_APPEND", "")}},
+                     **getattr(lab, "BOOTS", {}))
     return lab
 
 

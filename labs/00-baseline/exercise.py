@@ -2,12 +2,10 @@
 """Lab 00's graded questions: `make grade LAB=0` reads the answers from the
 student's answers file (make exercise writes it) and checks each against
 the running stage kernel (vm/gdb/grader.py).  The format is lab 07's (see
-labs/07-cpu-queues/exercise.py); a question is a test of kind "answer":
-its "value" is a gdb expression read when the kernel first reaches "at"."""
-
-FUNCTIONS = []
-
-BOOTS = {"answers": {"run": "churn", "append": "", "gdb": True, "kernel": "stage"}}
+labs/07-cpu-queues/exercise.py); a question is a test of kind "answer" of
+the boot "answers" (vm/exercise.py's load() says what it is): its "value"
+is a gdb expression, or a function, read when the kernel first reaches
+"at" (kernel_execve if left out)."""
 
 TESTS = [
     {

@@ -1,10 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """Lab 06's graded questions (see labs/00-baseline/exercise.py)."""
 
-FUNCTIONS = []
-
-BOOTS = {"answers": {"run": "churn", "append": "", "gdb": True, "kernel": "stage"}}
-
 TESTS = [
     {
         "id": "q1-slab-state", "boot": "answers", "kind": "answer", "points": 10,

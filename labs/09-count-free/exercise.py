@@ -18,7 +18,6 @@ FUNCTIONS = [
 # /proc/slabinfo and sysfs in a loop (count_partial() calls it).
 BOOTS = {
     "live": {"run": "churn", "append": "", "gdb": True},
-    "answers": {"run": "churn", "append": "", "gdb": True, "kernel": "stage"},
 }
 
 TESTS = [

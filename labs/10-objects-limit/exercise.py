@@ -2,10 +2,7 @@
 """Lab 10's graded questions (see labs/00-baseline/exercise.py), asked of
 the kernel booted as the lab boots it, with slub_min_order=7."""
 
-FUNCTIONS = []
-
-BOOTS = {"answers": {"run": "churn", "append": "slub_min_order=7", "gdb": True,
-                     "kernel": "stage"}}
+ANSWERS_APPEND = "slub_min_order=7"
 
 # s->oo: the order above OO_SHIFT (20 from this stage on), the objects below.
 OBJECTS = "($kit_cache(\"%s\")->oo.x & 0xfffff)"
