@@ -527,6 +527,22 @@ grade_gives() {
 	[ "$failed" -eq "$hints" ] || { echo "$failed tests failed, $hints hints"; return 1; }
 }
 
+# compile_error_reported STAGE: a tree that does not compile fails the
+# tests, each saying so with the compiler's error.
+compile_error_reported() {
+	local stage=$1 file rc=0
+	file=$(lab_spec functions "$stage" | head -n 1 | cut -f1)
+	with_source "$stage"
+	echo '#error planted by make test' >>"$test_exercises/$stage/$file"
+	KIT_TEST_FILTER='^[a-z]+-[a-z]+: ' in_test_tree vm/grade.sh "$stage" >"$out/grade" 2>&1 || rc=$?
+	cat "$out/grade"
+	[ "$rc" -ne 0 ] || { echo "grade.sh passed a tree that does not compile"; return 1; }
+	grep -q '^not ok' "$out/grade" || { echo "no test failed"; return 1; }
+	! grep -q '^ok [0-9]' "$out/grade" || { echo "a test passed"; return 1; }
+	grep -q 'why: your kernel does not build' "$out/grade" &&
+		grep -q "error: #error planted by make test" "$out/grade"
+}
+
 solution_graded() {
 	with_source "$1"
 	answer_key "$1"
@@ -626,6 +642,8 @@ graded_lab_checks() {
 		grade_gives "$stage" 0
 	check "lab $stage: make lab TREE=exercise shows the student's source in gdb" \
 		lab_shows_student_source "$stage"
+	check "lab $stage: a tree that does not compile fails the tests, with the compiler's error" \
+		compile_error_reported "$stage"
 	check "lab $stage: make grade gives the solution full marks" \
 		solution_graded "$stage"
 	for patch in "labs/$stage"/mistakes/*.patch; do

@@ -123,10 +123,11 @@ grade_test() {
 	kernel=${boot_kernel[$boot]}
 	if [ "${built[$kernel]}" = 0 ]; then
 		if [ "$kernel" = exercise ]; then
-			echo "your kernel does not build:"
-			grep -E 'error:|Error [0-9]' "$KIT_LOGS/$stage+exercise/build.log" | head -n 8 |
+			echo "why: your kernel does not build; the compiler says:"
+			grep -E 'error:|undefined reference' "$KIT_LOGS/$stage+exercise/build.log" | head -n 8 |
 				sed 's/^/  /' || true
-			echo "hint: make build STAGE=$stage TREE=exercise shows the whole build"
+			echo "hint: fix what the compiler says; make build STAGE=$stage TREE=exercise" \
+				"shows the whole build"
 		else
 			echo "the stage's kernel does not build (a problem of the kit or the machine):"
 			tail -n 8 "$out/build-$kernel.out" | sed 's/^/  /'
