@@ -607,13 +607,14 @@ mistake_caught() {
 }
 
 # lab_shows_student_source STAGE: make lab TREE=exercise lists the
-# student's code (the skeleton's TODO), not the kit's tree, even once the
-# kit's tree holds the stage's own source again.
+# student's code (the skeleton's TODO, in the lines from where the first
+# function to write is defined), not the kit's tree, even once the kit's
+# tree holds the stage's own source again.
 lab_shows_student_source() {
 	local stage=$1 name
 	name=$(lab_spec functions "$stage" | head -n 1 | cut -f2)
 	vm/prepare-stage.sh "$stage"
-	printf 'list %s\nquit\n' "$name" |
+	printf '%s\nquit\n' "python s = gdb.lookup_static_symbol('$name') or gdb.lookup_global_symbol('$name'); gdb.execute('list %s:%d,+12' % (s.symtab.filename, s.line))" |
 		KIT_SOURCE=exercise in_test_tree vm/lab.sh "$stage" >"$out/lab" 2>&1
 	cat "$out/lab"
 	grep -q 'TODO 1: ' "$out/lab"
