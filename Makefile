@@ -81,7 +81,7 @@ exercise:
 	@vm/exercise.sh "$(STAGE)"
 
 grade:
-	@KIT_TEST_FILTER="$(FILTER)" vm/grade.sh "$(STAGE)"
+	@KIT_GRADE_FILTER="$(FILTER)" vm/grade.sh "$(STAGE)"
 
 delta:
 	@vm/series.sh delta "$(STAGE)"

@@ -48,7 +48,7 @@ matches_all() {
 		'!'*)
 			if grep -qE -- "${pat#!}" "$file"; then
 				echo "matched, but must not: ${pat#!}"
-				grep -nE -- "${pat#!}" "$file" | head -n 3
+				grep -nE -- "${pat#!}" "$file" | sed -n 1,3p
 				bad=1
 			fi
 			;;
@@ -69,7 +69,7 @@ matches_all() {
 near() {
 	local word line
 	word=$(grep -oE '[A-Za-z_][A-Za-z0-9_-]{3,}' <<<"$1" | awk '{ print length, $0 }' |
-		sort -rn | head -n 1 | cut -d' ' -f2-)
+		sort -rn | sed -n 1p | cut -d' ' -f2-)
 	line=$(grep -nF -m 1 -- "${word:-@@none@@}" "$2" | cut -d: -f1)
 	if [ -n "$line" ]; then
 		echo "  the transcript near its first \"$word\" (line $line):"
@@ -159,7 +159,7 @@ settings_documented() {
 		KIT_PACKAGES | KIT_SERIES_BRANCH) continue ;;
 		KIT_VARIANT) shown=VARIANT ;;
 		KIT_SOURCE) shown=TREE ;;
-		KIT_TEST_FILTER) shown=FILTER ;;
+		KIT_TEST_FILTER | KIT_GRADE_FILTER) shown=FILTER ;;
 		*) shown=$name ;;
 		esac
 		grep -qE -- "(^| )$shown=" <<<"$help" || { echo "make help does not list $shown"; bad=1; }
@@ -470,11 +470,36 @@ lab_questions() {
 	lab_spec tests "$1" | awk -F'\t' '$3 == "answer" { print $1 }'
 }
 
+# grade STAGE FILTER: make grade on make test's tree of the lab, the tests
+# whose names match FILTER; its output in $out/grade, and shown.
+grade() {
+	local rc=0
+	KIT_GRADE_FILTER=$2 in_test_tree vm/grade.sh "$1" >"$out/grade" 2>&1 || rc=$?
+	cat "$out/grade"
+	return "$rc"
+}
+
+# graded STAGE ID ok|fail [WHY]: $out/grade has test ID of the lab passed,
+# or failed with its hint (and WHY, the start of what it says went wrong).
+graded() {
+	local stage=$1 id=$2 how=$3 why=${4:-}
+	if [ "$how" = ok ]; then
+		grep -q "^ok [0-9]* - $id: " "$out/grade" || { echo "$id did not pass"; return 1; }
+		return 0
+	fi
+	grep -q "^not ok [0-9]* - $id: " "$out/grade" || { echo "$id did not fail"; return 1; }
+	grep -qF -- "#   hint: $(lab_spec hint "$stage" "$id")" "$out/grade" ||
+		{ echo "no hint of $id"; return 1; }
+	if [ -n "$why" ]; then
+		grep -qF -- "#   why: $why" "$out/grade" || { echo "$id does not say: $why"; return 1; }
+	fi
+}
+
 # fresh_exercise STAGE: make exercise, from nothing, in make test's trees:
 # each function to write is a TODO, with the stub, and nothing else of the
 # stage's source changed; the answers file has a line for each question.
 fresh_exercise() {
-	local stage=$1 tree=$test_exercises/$1 file name todo=0 id
+	local stage=$1 tree=$test_exercises/$1 file name first last todo=0 id
 	git -C "$KIT_TREE" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
 	git -C "$KIT_TREE" worktree prune
 	git -C "$KIT_TREE" branch -q -D "$(in_test_tree exercise_ref "$stage")" 2>/dev/null || true
@@ -483,15 +508,14 @@ fresh_exercise() {
 		grep -qx "$id: " "$tree/answers" || { echo "$tree/answers has no line for $id"; return 1; }
 	done
 	[ -n "$(lab_spec functions "$stage")" ] || return 0
-	while IFS=$'\t' read -r file name _; do
+	while IFS=$'\t' read -r file name first last; do
 		todo=$((todo + 1))
-		# The function's lines, from its name to the closing brace.
-		sed -n "/^[a-z].*\b$name(.*[^;]\$/,/^}/p" "$tree/$file" >"$out/function"
+		sed -n "${first},${last}p" "$tree/$file" >"$out/function"
 		grep -q "TODO $todo: " "$out/function" ||
 			{ echo "$name() in $tree/$file has no TODO $todo"; cat "$out/function"; return 1; }
 		[ "$(wc -l <"$out/function")" -lt 16 ] ||
 			{ echo "$name() still has a body:"; cat "$out/function"; return 1; }
-	done < <(lab_spec functions "$stage")
+	done < <(lab_spec where "$stage" "$tree")
 	git -C "$tree" diff --stat "$(in_test_tree exercise_ref "$stage" stage)" >"$out/stat"
 	cat "$out/stat"
 	[ "$(grep -c '|' "$out/stat")" -eq "$(lab_spec functions "$stage" | cut -f1 | sort -u | wc -l)" ] ||
@@ -517,8 +541,7 @@ grade_gives() {
 	local stage=$1 want=$2 total rc=0 failed hints
 	total=$(lab_spec tests "$stage" | awk -F'\t' '{ t += $2 } END { print t }')
 	[ "$want" != all ] || want=$total
-	KIT_TEST_FILTER='' in_test_tree vm/grade.sh "$stage" >"$out/grade" 2>&1 || rc=$?
-	cat "$out/grade"
+	grade "$stage" '' || rc=$?
 	grep -qx "score: $want/$total (lab $stage, $test_exercises/$stage)" "$out/grade" ||
 		{ echo "the score is not $want/$total"; return 1; }
 	if [ "$want" = "$total" ]; then
@@ -534,13 +557,11 @@ grade_gives() {
 # compile_error_reported STAGE: a tree that does not compile fails the
 # tests, each saying so with the compiler's error.
 compile_error_reported() {
-	local stage=$1 file rc=0
-	file=$(lab_spec functions "$stage" | head -n 1 | cut -f1)
+	local stage=$1 file
+	file=$(lab_spec functions "$stage" | cut -f1 | sed -n 1p)
 	with_source "$stage"
 	echo '#error planted by make test' >>"$test_exercises/$stage/$file"
-	KIT_TEST_FILTER='^[a-z]+-[a-z]+: ' in_test_tree vm/grade.sh "$stage" >"$out/grade" 2>&1 || rc=$?
-	cat "$out/grade"
-	[ "$rc" -ne 0 ] || { echo "grade.sh passed a tree that does not compile"; return 1; }
+	! grade "$stage" '^[a-z]+-[a-z]+: ' || { echo "grade.sh passed a tree that does not compile"; return 1; }
 	grep -q '^not ok' "$out/grade" || { echo "no test failed"; return 1; }
 	! grep -q '^ok [0-9]' "$out/grade" || { echo "a test passed"; return 1; }
 	grep -q 'why: your kernel does not build' "$out/grade" &&
@@ -561,67 +582,65 @@ answer_key() {
 	fi
 }
 
-# questions_graded STAGE right|wrong: with the answer key, every question
-# passes; with its first answer wrong and the others left out, every one
-# fails, with its hint, and the first says what was answered.
+# wrong_answer "ID: ANSWER": the line with a wrong answer, a number one
+# more or a name with a letter more.
+wrong_answer() {
+	case "${1#*: }" in
+	0x* | [0-9]*) echo "${1%%:*}: $((${1#*: } + 1))" ;;
+	*) echo "${1}x" ;;
+	esac
+}
+
+# questions_graded STAGE: the answer key with its first answer wrong and
+# its second left out: those two fail, each with its hint, the first
+# saying what was answered, and the others pass, each value read in the
+# live kernel.  A lab of one question is graded twice: right, then wrong.
 questions_graded() {
-	local stage=$1 how=$2 answers=$test_exercises/$1/answers first rc=0 id
+	local stage=$1 answers=$test_exercises/$1/answers ids wrong i
+	mapfile -t ids < <(lab_questions "$stage")
 	answer_key "$stage"
-	if [ "$how" = wrong ]; then
-		first=$(grep -m 1 '^[a-z0-9-]*:' "$answers")
-		# A number one more, or a name with a letter more.
-		case "${first#*: }" in
-		0x* | [0-9]*) first="${first%%:*}: $((${first#*: } + 1))" ;;
-		*) first="${first}x" ;;
-		esac
-		printf '%s\n' "$first" >"$answers"
+	wrong=$(wrong_answer "$(grep -m 1 "^${ids[0]}:" "$answers")")
+	if [ "${#ids[@]}" -eq 1 ]; then
+		grade "$stage" '^q[0-9]+-' || { echo "grade.sh failed the answer key"; return 1; }
+		graded "$stage" "${ids[0]}" ok || return 1
 	fi
-	KIT_TEST_FILTER='^q[0-9]+-' in_test_tree vm/grade.sh "$stage" >"$out/grade" 2>&1 || rc=$?
-	cat "$out/grade"
-	for id in $(lab_questions "$stage"); do
-		if [ "$how" = right ]; then
-			grep -q "^ok [0-9]* - $id: " "$out/grade" || { echo "$id did not pass"; return 1; }
-		else
-			grep -q "^not ok [0-9]* - $id: " "$out/grade" || { echo "$id did not fail"; return 1; }
-			grep -qF -- "#   hint: $(lab_spec hint "$stage" "$id")" "$out/grade" ||
-				{ echo "no hint of $id"; return 1; }
-		fi
+	{
+		echo "$wrong"
+		grep -v -e "^${ids[0]}:" -e "^${ids[1]:-${ids[0]}}:" "$answers"
+	} >"$answers.new"
+	mv "$answers.new" "$answers"
+	! grade "$stage" '^q[0-9]+-' || { echo "grade.sh passed a wrong answer"; return 1; }
+	graded "$stage" "${ids[0]}" fail "you answered ${wrong#*: }; " || return 1
+	[ "${#ids[@]}" -eq 1 ] || graded "$stage" "${ids[1]}" fail "no answer in $answers" || return 1
+	for ((i = 2; i < ${#ids[@]}; i++)); do
+		graded "$stage" "${ids[$i]}" ok || return 1
 	done
-	if [ "$how" = right ]; then
-		[ "$rc" -eq 0 ] || { echo "grade.sh exited $rc"; return 1; }
-	else
-		grep -q "^#   why: you answered ${first#*: }; " "$out/grade" ||
-			{ echo "the wrong answer's failure does not say what was answered"; return 1; }
-	fi
 }
 
 # mistake_caught STAGE PATCH: the test that the planted mistake PATCH
 # names ("Caught by: ID") fails on it, with its hint.
 mistake_caught() {
-	local stage=$1 patch=$2 id rc=0
+	local stage=$1 patch=$2 id
 	id=$(sed -n 's/^Caught by: //p' "$patch")
 	[ -n "$id" ] || { echo "$patch names no test (Caught by: ID)"; return 1; }
 	with_source "$stage" "$patch"
-	KIT_TEST_FILTER="^$id: " in_test_tree vm/grade.sh "$stage" >"$out/grade" 2>&1 || rc=$?
-	cat "$out/grade"
-	[ "$rc" -ne 0 ] || { echo "grade.sh passed the mistake"; return 1; }
+	! grade "$stage" "^$id: " || { echo "grade.sh passed the mistake"; return 1; }
 	grep -q "^not ok 1 - $id: " "$out/grade" || { echo "test $id did not fail"; return 1; }
-	grep -qF -- "#   hint: $(lab_spec hint "$stage" "$id")" "$out/grade" ||
-		{ echo "no hint of $id"; return 1; }
+	graded "$stage" "$id" fail
 }
 
-# lab_shows_student_source STAGE: make lab TREE=exercise lists the
-# student's code (the skeleton's TODO, in the lines from where the first
-# function to write is defined), not the kit's tree, even once the kit's
-# tree holds the stage's own source again.
+# lab_shows_student_source STAGE: make lab TREE=exercise reads the first
+# function to write from the student's file, not the kit's tree, even once
+# the kit's tree holds the stage's own source again.  (Last of a lab's
+# checks: it puts the kit's tree back, which the next grade would undo.)
 lab_shows_student_source() {
-	local stage=$1 name
-	name=$(lab_spec functions "$stage" | head -n 1 | cut -f2)
+	local stage=$1 file name
+	IFS=$'\t' read -r file name _ < <(lab_spec functions "$stage")
 	vm/prepare-stage.sh "$stage"
-	printf '%s\nquit\n' "python s = gdb.lookup_static_symbol('$name') or gdb.lookup_global_symbol('$name'); gdb.execute('list %s:%d,+12' % (s.symtab.filename, s.line))" |
+	printf '%s\ninfo source\nquit\n' "python s = gdb.lookup_static_symbol('$name') or gdb.lookup_global_symbol('$name'); gdb.execute('list %s:%d,+12' % (s.symtab.filename, s.line))" |
 		KIT_SOURCE=exercise in_test_tree vm/lab.sh "$stage" >"$out/lab" 2>&1
 	cat "$out/lab"
-	grep -q 'TODO 1: ' "$out/lab"
+	grep -qx "Located in $test_exercises/$stage/$file" "$out/lab"
 }
 
 graded_lab_checks() {
@@ -629,24 +648,20 @@ graded_lab_checks() {
 	if [ -z "$(lab_spec functions "$stage")" ]; then
 		prerequisite "lab $stage: make exercise makes the answers file, a line a question" \
 			fresh_exercise "$stage"
-		check "lab $stage: make grade passes the answer key, each value read in the live kernel" \
-			questions_graded "$stage" right
-		check "  ... and fails a wrong answer and missing ones, each with its hint" \
-			questions_graded "$stage" wrong
+		check "lab $stage: make grade passes right answers, fails a wrong one and a missing one, with hints" \
+			questions_graded "$stage"
 		return
 	fi
 	prerequisite "lab $stage: make exercise makes a tree whose functions to write are TODOs" \
 		fresh_exercise "$stage"
 	if [ -n "$(lab_questions "$stage")" ]; then
-		check "lab $stage: make grade fails a wrong answer and missing ones, each with its hint" \
-			questions_graded "$stage" wrong
+		check "lab $stage: make grade passes right answers, fails a wrong one and a missing one, with hints" \
+			questions_graded "$stage"
 		# The skeleton's grade, next, has no answers.
 		rm -f "$test_exercises/$stage/answers"
 	fi
 	check "lab $stage: make grade gives the untouched skeleton 0, a hint for each test" \
 		grade_gives "$stage" 0
-	check "lab $stage: make lab TREE=exercise shows the student's source in gdb" \
-		lab_shows_student_source "$stage"
 	check "lab $stage: a tree that does not compile fails the tests, with the compiler's error" \
 		compile_error_reported "$stage"
 	check "lab $stage: make grade gives the solution full marks" \
@@ -656,6 +671,8 @@ graded_lab_checks() {
 		check "lab $stage: planted mistake $(basename "$patch" .patch) fails the test it names" \
 			mistake_caught "$stage" "$patch"
 	done
+	check "lab $stage: make lab TREE=exercise shows the student's source in gdb" \
+		lab_shows_student_source "$stage"
 }
 
 # --- The checks of each stage, and of the last -------------------------

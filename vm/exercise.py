@@ -7,6 +7,9 @@
                                    body becomes a TODO and a stub that
                                    compiles
   exercise.py functions SPEC       FILE<TAB>FUNCTION<TAB>TODO, one a line
+  exercise.py where SPEC TREE      FILE<TAB>FUNCTION<TAB>FIRST<TAB>LAST: the
+                                   lines of each function's definition in
+                                   TREE, from its name to its closing "}"
   exercise.py tests SPEC           ID<TAB>POINTS<TAB>KIND<TAB>BOOT<TAB>NAME
   exercise.py hint SPEC ID         the hint of test ID
   exercise.py boot SPEC BOOT       four lines: the guest script, the
@@ -29,22 +32,27 @@ import textwrap
 
 
 def load(path):
-    """A lab's exercise.py, with what a lab may leave out: FUNCTIONS (none:
-    questions only), and the boot "answers" of its questions, the stage's
-    own kernel with the guest running churn and gdb stopping it where
-    each question is asked (ANSWERS_APPEND: kernel parameters for it)."""
-    spec = importlib.util.spec_from_file_location("exercise", path)
+    """A lab's exercise.py, with what a lab may leave out filled in:
+    FUNCTIONS (none: questions only), TESTS (none: questions only), and
+    QUESTIONS, which become tests of kind "answer" of the boot "answers":
+    the stage's own kernel, the guest running churn and gdb stopping it
+    where each question is asked (ANSWERS_APPEND: kernel parameters)."""
+    spec = importlib.util.spec_from_file_location("lab_exercise", path)
     lab = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(lab)
     lab.FUNCTIONS = getattr(lab, "FUNCTIONS", [])
+    lab.TESTS = getattr(lab, "TESTS", []) + [
+        dict(q, kind="answer", boot="answers") for q in getattr(lab, "QUESTIONS", [])]
     lab.BOOTS = dict({"answers": {"run": "churn", "gdb": True, "kernel": "stage",
                                   "append": getattr(lab, "ANSWERS_APPEND", "")}},
                      **getattr(lab, "BOOTS", {}))
     return lab
 
 
-def body_span(lines, name, path):
-    """The indices of the lines "{" and "}" of function NAME's definition."""
+def definition(lines, name, path):
+    """Where function NAME is defined in LINES (the text of PATH): the
+    indices of its first line (the one with its name), of the "{" that
+    opens its body and of the "}" that closes it."""
     head = re.compile(r"^[a-z].*\b%s\(" % re.escape(name))
     for i, line in enumerate(lines):
         if not head.match(line) or line.rstrip().endswith(";"):
@@ -56,7 +64,7 @@ def body_span(lines, name, path):
             if lines[j] == "{\n":
                 for k in range(j + 1, len(lines)):
                     if lines[k] == "}\n":
-                        return j, k
+                        return i, j, k
                 break
     sys.exit("exercise.py: no definition of %s() with its body in %s" % (name, path))
 
@@ -67,7 +75,7 @@ def skeleton(spec, tree):
         path = "%s/%s" % (tree, f["file"])
         with open(path) as src:
             lines = src.readlines()
-        start, end = body_span(lines, f["name"], path)
+        _, start, end = definition(lines, f["name"], path)
         todo = textwrap.wrap("TODO %d: %s" % (number, f["todo"]), 68)
         body = ["{\n", "\t/*\n"] + ["\t * %s\n" % t for t in todo] + ["\t */\n"]
         if f["stub"]:
@@ -88,6 +96,12 @@ def main(argv):
     if command == "functions":
         for f in lab.FUNCTIONS:
             print("%s\t%s\t%s" % (f["file"], f["name"], f["todo"]))
+    elif command == "where" and len(argv) == 4:
+        for f in lab.FUNCTIONS:
+            path = "%s/%s" % (argv[3], f["file"])
+            with open(path) as src:
+                first, _, last = definition(src.readlines(), f["name"], path)
+            print("%s\t%s\t%d\t%d" % (f["file"], f["name"], first + 1, last + 1))
     elif command == "tests":
         for t in lab.TESTS:
             print("%s\t%d\t%s\t%s\t%s" % (t["id"], t["points"], t["kind"], t["boot"], t["name"]))

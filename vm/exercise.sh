@@ -69,11 +69,10 @@ rm -f "$answers.new"
 echo "Your folder: $tree"
 if [ ${#functions[@]} -gt 0 ]; then
 	echo "Write these functions (the TODO comments in them say what they must do):"
-	for line in "${functions[@]}"; do
-		IFS=$'\t' read -r file name _ <<<"$line"
-		echo "  $name() in $tree/$file:$(grep -n "^[a-z].*\b$name(" "$tree/$file" | grep -v ';$' |
-			head -n 1 | cut -d: -f1)"
-	done
+	python3 "$KIT_ROOT/vm/exercise.py" where "$spec" "$tree" |
+		while IFS=$'\t' read -r file name first _; do
+			echo "  $name() in $tree/$file:$first"
+		done
 	echo "The handout, labs/$stage/README.md, has their specifications."
 fi
 if [ -f "$answers" ]; then

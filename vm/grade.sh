@@ -8,7 +8,7 @@
 #
 # A test reads one boot of the kernel: live tests stop it in gdb
 # (vm/gdb/grader.py), console tests read what the guest printed.  Each
-# boot runs once, for all the tests that read it.  KIT_TEST_FILTER (make's
+# boot runs once, for all the tests that read it.  KIT_GRADE_FILTER (make's
 # FILTER=) keeps the tests whose names ("ID: what it checks") match, and
 # boots only for those: FILTER=^drain-lock: runs one test.
 # (tests/tap.sh's check runs grade_test: shellcheck does not see the call.)
@@ -34,7 +34,7 @@ exercise() {
 }
 mapfile -t tests < <(exercise tests)
 [ ${#tests[@]} -gt 0 ] || die "$spec lists no tests"
-tap_start "$out" "${KIT_TEST_FILTER:-}"
+tap_start "$out" "${KIT_GRADE_FILTER:-}"
 
 nr_selected=0
 for line in "${tests[@]}"; do

@@ -1,9 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0
 """Lab 02's graded questions (see labs/00-baseline/exercise.py)."""
 
-TESTS = [
+QUESTIONS = [
     {
-        "id": "q1-first-chunk-free", "boot": "answers", "kind": "answer", "points": 10,
+        "id": "q1-first-chunk-free", "points": 10,
         "name": "Question 1: the bytes the first chunk has free for dynamic "
                 "allocations when SLUB starts",
         "at": "pcpu_setup_first_chunk", "value": "ai->dyn_size",

@@ -16,9 +16,9 @@ def without_cmpxchg_double():
     return " and ".join(names) or "neither"
 
 
-TESTS = [
+QUESTIONS = [
     {
-        "id": "q1-no-cmpxchg-double", "boot": "answers", "kind": "answer", "points": 10,
+        "id": "q1-no-cmpxchg-double", "points": 10,
         "name": "Question 1: which of kmalloc-64 and kmalloc-128 lacks "
                 "__CMPXCHG_DOUBLE (a cache name)",
         "value": without_cmpxchg_double,
@@ -26,7 +26,7 @@ TESTS = [
                 "kit-cache-flags shows both",
     },
     {
-        "id": "q1-debug-flags", "boot": "answers", "kind": "answer", "points": 10,
+        "id": "q1-debug-flags", "points": 10,
         "name": "Question 1: kmalloc-64's flags & 0x210d00 (SLAB_DEBUG_FLAGS), "
                 "in hexadecimal",
         "value": "$kit_cache(\"kmalloc-64\")->flags & 0x210d00",

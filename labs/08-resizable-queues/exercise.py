@@ -68,23 +68,22 @@ TESTS = [
 ]
 
 # Questions of the handout, checked in the stage's own kernel.
-TESTS += [
+QUESTIONS = [
     {
-        "id": "q1-header-bytes", "boot": "answers", "kind": "answer", "points": 5,
+        "id": "q1-header-bytes", "points": 5,
         "name": "Question 1: sizeof(struct kmem_cache_cpu), in bytes",
         "value": "sizeof(struct kmem_cache_cpu)",
         "hint": "ptype /o struct kmem_cache_cpu",
     },
     {
-        "id": "q1-queue-bytes-kmalloc-64", "boot": "answers", "kind": "answer",
-        "points": 5,
+        "id": "q1-queue-bytes-kmalloc-64", "points": 5,
         "name": "Question 1: bytes of kmalloc-64's queue on each CPU, header included",
         "value": "sizeof(struct kmem_cache_cpu) + "
                  "$kit_cache(\"kmalloc-64\")->queue * sizeof(void *)",
         "hint": "the header, and a pointer for each object the queue holds",
     },
     {
-        "id": "q1-stats-bytes", "boot": "answers", "kind": "answer", "points": 5,
+        "id": "q1-stats-bytes", "points": 5,
         "name": "Question 1: bytes of a cache's counters on each CPU",
         "value": "sizeof(struct kmem_cache_stats)",
         "hint": "the statistics counters have a per-CPU area of their own",

@@ -41,10 +41,9 @@ TESTS = [
 # Question 3: the words of bitmap available() reads on a slab of the cache
 # (s->oo: objects below OO_SHIFT, 16 in this stage).
 WORDS = "((($kit_cache(\"%s\")->oo.x & 0xffff) + 63) / 64)"
-TESTS += [
+QUESTIONS = [
     {
-        "id": "q3-words-kmalloc-%d" % size, "boot": "answers", "kind": "answer",
-        "points": 5,
+        "id": "q3-words-kmalloc-%d" % size, "points": 5,
         "name": "Question 3: words of bitmap available() reads on a kmalloc-%d slab" % size,
         "value": WORDS % ("kmalloc-%d" % size),
         "hint": "BITS_TO_LONGS() of the slab's objects; kit-caches gives those",

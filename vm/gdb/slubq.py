@@ -70,6 +70,15 @@ def read_ulong(addr):
     return int.from_bytes(bytes(data), "little")
 
 
+def read_pointers(addr, count):
+    """COUNT pointers from kernel memory at ADDR, in one read: over the gdb
+    stub, a read a pointer takes seconds for a queue of thousands."""
+    if count <= 0:
+        return []
+    data = bytes(gdb.selected_inferior().read_memory(addr, count * 8))
+    return [int.from_bytes(data[i * 8:i * 8 + 8], "little") for i in range(count)]
+
+
 def find_field(gdb_type, name):
     """The gdb.Field of a struct's member NAME, also inside anonymous unions
     and structs (as struct slab's counters bit fields are), or None."""
@@ -318,14 +327,16 @@ def queue(s, cpu):
     if n < 0 or n > queue_room(s, c):
         raise gdb.GdbError("cpu %d: queue count %d is not in 0..%d" % (
             cpu, n, queue_room(s, c)))
-    # One read of the whole queue: over the gdb stub, a read per pointer
-    # takes seconds for a queue of thousands.
     # (c->object is an array in stage 07, a pointer from stage 08 on.)
     if n == 0:
         return c, []
-    start = int(c["object"][0].address)
-    data = bytes(gdb.selected_inferior().read_memory(start, n * 8))
-    return c, [int.from_bytes(data[i * 8:i * 8 + 8], "little") for i in range(n)]
+    return c, read_pointers(int(c["object"][0].address), n)
+
+
+def first_object(s, base):
+    """Where the first object of a slab at BASE starts: red_left_pad bytes
+    in when the cache has red zones (fixup_red_left()), else at BASE."""
+    return base + int(s["red_left_pad"])
 
 
 def describe_slab(slab):
