@@ -18,7 +18,7 @@ kit-cache-flags kmalloc-64
 kit-cache-flags kmalloc-128
 
 echo \n=== 2. Who reaches alloc_debug_processing(), the debug slow path.\n
-break alloc_debug_processing
+break alloc_debug_processing if slab->freelist != 0
 continue
 printf "cpu %d: alloc_debug_processing() for %s, object %p\n", $kit_cpu(), s->name, object
 if $kit_cache_debug(s)
@@ -27,5 +27,9 @@ else
   echo UNEXPECTED: a cache without debug flags reached the debug path\n
 end
 delete
+
+echo \n=== 3. A debug slab: red zones move every object s->red_left_pad bytes in.\n
+printf "slot size %d, red_left_pad %d\n", s->size, s->red_left_pad
+kit-slab slab
 
 echo \n=== End of the walkthrough.\n

@@ -473,7 +473,7 @@ kit-cache-flags CACHE: CACHE is a name or a struct kmem_cache * expression."""
 
 
 class Caches(gdb.Command):
-    """List the slab caches: name, object size, objects per slab, order.
+    """List the slab caches: name, object size, slot size, objects per slab, order.
 
 kit-caches [SUBSTRING]: only the caches whose name contains SUBSTRING."""
 
@@ -481,12 +481,15 @@ kit-caches [SUBSTRING]: only the caches whose name contains SUBSTRING."""
         super().__init__("kit-caches", gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
-        gdb.write("%-24s %8s %8s %6s\n" % ("cache", "objsize", "objects", "order"))
+        # object_size is what the cache's users asked for; size, the slot
+        # with its metadata, is what /proc/slabinfo calls objsize.
+        gdb.write("%-24s %11s %8s %8s %6s\n" % ("cache", "object_size", "size",
+                                                "objects", "order"))
         for s in caches():
             name = s["name"].string()
             if arg.strip() in name:
-                gdb.write("%-24s %8d %8d %6d\n" % (name, int(s["object_size"]),
-                                                   oo_objects(s), oo_order(s)))
+                gdb.write("%-24s %11d %8d %8d %6d\n" % (
+                    name, int(s["object_size"]), int(s["size"]), oo_objects(s), oo_order(s)))
 
 
 class CpuSlab(gdb.Command):
@@ -603,8 +606,12 @@ own freelist and the freelist of the CPU that owns it say."""
             if int(c["slab"]) == int(slab):
                 gdb.write("the cpu slab of cpu %d\n" % cpu)
                 free |= set(freelist(s, c["freelist"]))
-        marks = "".join("F" if base + i * size in free else "U" for i in range(nr))
+        first = first_object(s, base)
+        marks = "".join("F" if first + i * size in free else "U" for i in range(nr))
         gdb.write("objects (F free, U used): %d free of %d\n" % (len(free), nr))
+        if marks.count("F") != len(free):
+            gdb.write("INCONSISTENT: %d of the free objects are at no object's address\n" % (
+                len(free) - marks.count("F")))
         for i in range(0, nr, 64):
             gdb.write("  %4d: %s\n" % (i, marks[i:i + 64]))
 
@@ -621,7 +628,7 @@ own freelist and the freelist of the CPU that owns it say."""
             if (bits >> i) & 1:
                 marks += "F"
             else:
-                marks += "Q" if base + int(s["red_left_pad"]) + i * size in queued else "U"
+                marks += "Q" if first_object(s, base) + i * size in queued else "U"
         free = bin(bits).count("1")
         gdb.write("bitmap %s: 0x%x\n" % (where, bits))
         gdb.write("objects (F free, Q in a cpu queue, U used): %d free, %d queued,"
