@@ -75,7 +75,7 @@ lab: build
 	@vm/lab.sh "$(STAGE)"
 
 walkthrough: build
-	@vm/lab.sh --walkthrough "$(STAGE)"
+	@vm/walkthrough.sh "$(STAGE)"
 
 exercise:
 	@vm/exercise.sh "$(STAGE)"

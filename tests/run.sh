@@ -188,6 +188,20 @@ check "an unknown STAGE is refused, naming the valid ones" \
 	fails_with "unknown STAGE '99'; valid stages: $(kit_stages | tr '\n' ' ' | sed 's/ $//')" \
 	make --no-print-directory build STAGE=99
 
+check "a stage that is not built is named with the command that builds it" \
+	fails_with "stage 07-cpu-queues is not built; run: make build STAGE=07-cpu-queues" \
+	env KIT_WORK="$out/no-builds" vm/qemu.sh 7
+
+# Handouts that cannot be run as written are refused (vm/handout.py).
+printf '%s\n' 'Text.' '<!-- not run: needs a person -->' 'More text.' >"$out/handout-reason.md"
+check "a handout's not-run marker must mark a code block" \
+	fails_with "handout-reason.md:3: <!-- not run: ... --> is not followed by a code block" \
+	vm/handout.py steps "$out/handout-reason.md"
+printf '%s\n' '```gdb' '(gdb) break kmem_cache_init' 'continue' '```' >"$out/handout-prompt.md"
+check "a handout's gdb line without its prompt is refused" \
+	fails_with "handout-prompt.md:3: a gdb line without the prompt (gdb) that continues no command" \
+	vm/handout.py steps "$out/handout-prompt.md"
+
 printf 'kit-no-such-package\n' >"$out/packages"
 check "a missing package is named with the command that installs it" \
 	fails_with "missing packages: kit-no-such-package; run: make deps" \
@@ -299,10 +313,9 @@ kconfig_refuses() {
 }
 
 # break_conditions STAGE: the conditional breakpoints (break FUNC if COND)
-# of the stage's walkthrough, handout and answers, one a line.
+# of the stage's handout and answers, one a line.
 break_conditions() {
-	cat "stages/$1/walkthrough.gdb" "labs/$1/README.md" "solutions/$1.md" |
-		sed -nE 's/^[[:space:]]*(\(gdb\) )?(t?break [A-Za-z_][A-Za-z0-9_]* if .*)$/\2/p'
+	cat "labs/$1/README.md" "solutions/$1.md" | sed -nE 's/^[[:space:]]*(\(gdb\) )?(t?break [A-Za-z_][A-Za-z0-9_]* if .*)$/\2/p'
 }
 
 # conditions_parse STAGE BREAK...: gdb takes each BREAK (a conditional
@@ -338,14 +351,13 @@ variant_config_holds() {
 	vm/check-config.sh "$dir/.config" "${fragments[@]}"
 }
 
-# break_targets STAGE...: the functions that the stages' walkthroughs, and
-# their handouts and answers (in code blocks, lines indented by four
-# spaces, and in `inline code`), break on (break, tbreak), one a line.
+# break_targets STAGE...: the functions that the stages' handouts and
+# answers (in code blocks and in `inline code`) break on (break, tbreak),
+# one a line.
 break_targets() {
 	local stage
 	for stage in "$@"; do
-		cat "stages/$stage/walkthrough.gdb"
-		grep -hE '^(    |\t)' "labs/$stage/README.md" "solutions/$stage.md" || true
+		grep -hE '^(    |\t|\(gdb\) )' "labs/$stage/README.md" "solutions/$stage.md" || true
 		grep -hoE '`t?break +[A-Za-z_][A-Za-z0-9_]*' \
 			"labs/$stage/README.md" "solutions/$stage.md" || true
 	done | grep -oE '(^|[ "`])t?break +[A-Za-z_][A-Za-z0-9_]*' |
@@ -387,11 +399,24 @@ breaks_resolve_once() {
 	return "$bad"
 }
 
-walkthrough() {
-	local stage=$1 transcript=$KIT_LOGS/$1/walkthrough.txt
-	vm/lab.sh --walkthrough "$stage" >/dev/null
-	matches_all "stages/$stage/walkthrough.expect" "$transcript" &&
-		matches_all tests/walkthrough-common.expect "$transcript"
+
+# handout_counts STAGE: "N M": of the M steps that the lab's handout
+# shows, the N that are to run (the others say why not).
+handout_counts() {
+	vm/handout.py steps "labs/$1/README.md" |
+		awk -F '\t' '$2 != "check" { m++; if ($3 == "run") n++ } END { print n + 0, m + 0 }'
+}
+
+# handout_runs STAGE N M: every step of the lab's handout that is to run
+# ran (make walkthrough types them), and the transcript has what the
+# stage's walkthrough.expect asks, and no sign of a broken step.
+handout_runs() {
+	local transcript=$KIT_LOGS/$1/walkthrough.txt
+	vm/walkthrough.sh "$1" >/dev/null || { tail -n 25 "$transcript"; return 1; }
+	matches_all "stages/$1/walkthrough.expect" "$transcript"
+	matches_all tests/walkthrough-common.expect "$transcript"
+	grep -qx "handout steps executed: $2 of $3" "$transcript" ||
+		{ echo "the transcript does not end with: handout steps executed: $2 of $3"; return 1; }
 }
 
 # make lab: QEMU halted at the reset vector, gdb attached and taking commands.
@@ -410,6 +435,107 @@ s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.s
 	fails_with "gdb port $port is in use" env GDB_PORT="$port" vm/qemu.sh "$1" || rc=$?
 	kill "$pid"
 	return "$rc"
+}
+
+# page_mode_stages: the stages that the handouts and answers boot with
+# percpu_alloc=page (make lab STAGE=N APPEND=percpu_alloc=page), one a line.
+page_mode_stages() {
+	cat labs/*/README.md solutions/*.md |
+		sed -nE 's/.*make (lab|boot) STAGE=([0-9]+) APPEND=percpu_alloc=page.*/\2/p' | sort -un
+}
+
+# percpu_early_size STAGE: PERCPU_DYNAMIC_EARLY_SIZE in the stage's kernel,
+# in bytes: the stage patch's, or else the pristine tree's.
+percpu_early_size() {
+	local def
+	def=$(sed -n 's/^+#define PERCPU_DYNAMIC_EARLY_SIZE//p' "stages/$1/stage.patch")
+	[ -n "$def" ] || def=$(git -C "$KIT_TREE" show pristine:include/linux/percpu.h |
+		sed -n 's/^#define PERCPU_DYNAMIC_EARLY_SIZE//p')
+	[[ $def =~ \(([0-9]+)\ \<\<\ 10\) ]] || { echo "cannot read PERCPU_DYNAMIC_EARLY_SIZE: $def" >&2; return 1; }
+	echo $((BASH_REMATCH[1] << 10))
+}
+
+# page_first_chunk STAGE: with percpu_alloc=page (labs 01 and 02), the
+# kernel boots, its SLUB boot caches included, and the first chunk is
+# whole pages: static, reserved and dynamic sizes add up to its pages, and
+# the dynamic area is PERCPU_DYNAMIC_EARLY_SIZE plus less than a page.
+page_first_chunk() {
+	local stage=$1 console floor pages static reserved dyn
+	floor=$(percpu_early_size "$stage")
+	console=$(boot_console "$stage" smoke percpu_alloc=page)
+	console_passed "$console" "$stage" smoke
+	grep 'percpu: ' "$console"
+	read -r pages static reserved dyn < <(sed -nE \
+		's/.*percpu: ([0-9]+) 4K pages\/cpu s([0-9]+) r([0-9]+) d([0-9]+)$/\1 \2 \3 \4/p' "$console") ||
+		{ echo "no line \"percpu: N 4K pages/cpu ...\": not in page mode"; return 1; }
+	[ $((pages * 4096)) -eq $((static + reserved + dyn)) ] ||
+		{ echo "$pages pages are not s + r + d = $((static + reserved + dyn)) bytes"; return 1; }
+	if [ "$dyn" -lt "$floor" ] || [ "$dyn" -ge $((floor + 4096)) ]; then
+		echo "d$dyn is not PERCPU_DYNAMIC_EARLY_SIZE ($floor) plus less than a page"
+		return 1
+	fi
+	echo "$pages pages a CPU; the dynamic area: $floor bytes and $((dyn - floor)) of rounding"
+}
+
+# The two-terminal flow of labs 04 and 07-10, as a handout that the
+# handout runner types (vm/handout.py): make boot gives a shell on the
+# serial console; make gdb attaches to that running kernel and breaks
+# where a command typed in the guest while gdb waits leads; gdb detaches,
+# the guest goes on and powers off at exit.  While it runs, make gdb of
+# another stage and a second boot say which guest runs.
+two_terminals() {
+	local stage=$1 other=$2 port number=${1%%-*}
+	port=$(kit_gdb_port)
+	cat >"$out/two-terminals.md" <<-EOF_HANDOUT
+		\`\`\`host
+		make boot STAGE=$number
+		make gdb STAGE=$other 2>&1 | grep -F 'the guest on port $port runs another kernel (STAGE=$number)'
+		vm/qemu.sh $number 2>&1 | grep -F 'gdb port $port is in use by a guest of yours, STAGE=$number;'
+		make gdb STAGE=$number
+		\`\`\`
+
+		\`\`\`gdb
+		(gdb) break get_slabinfo
+		(gdb) continue
+		\`\`\`
+
+		\`\`\`guest
+		cat /proc/slabinfo >/dev/null; echo done-\$((6*7))
+		\`\`\`
+
+		\`\`\`gdb
+		(gdb) print s->name
+		(gdb) delete
+		(gdb) detach
+		\`\`\`
+	EOF_HANDOUT
+	vm/handout.py run "$out/two-terminals.md" "$out/two-terminals.log"
+	cat "$out/two-terminals.log"
+	grep -qF 'Breakpoint 1, get_slabinfo ' "$out/two-terminals.log" ||
+		{ echo "gdb did not stop in get_slabinfo"; return 1; }
+	grep -qE '[$]1 = 0x[0-9a-f]+ "[a-z]' "$out/two-terminals.log" || { echo "gdb printed no cache name"; return 1; }
+	grep -qF '[Inferior 1 (process 1) detached]' "$out/two-terminals.log" || { echo "gdb did not detach"; return 1; }
+	# $((6*7)) tells what the guest's shell ran from the terminal's echo.
+	tr -d '\r' <"$out/two-terminals.log.console" | grep -x 'done-42' >/dev/null ||
+		{ echo "the guest did not go on after gdb detached"; tail -n 5 "$out/two-terminals.log.console"; return 1; }
+	fails_with "no QEMU gdb stub on port $port" make --no-print-directory gdb STAGE="$number"
+}
+
+# QEMU that exits at once (here: an accelerator it does not know) is
+# reported by make lab in QEMU's own words.
+qemu_failure_reported() {
+	fails_with "QEMU did not start:" env KIT_ACCEL=kit-no-such-accel vm/lab.sh "$1" </dev/null
+	grep -qF kit-no-such-accel "$out/fail" || { echo "QEMU's own error is not shown"; return 1; }
+}
+
+# handout_step_fails STAGE STEP TEXT: a handout of one gdb step, STEP,
+# after make lab STAGE, fails and says TEXT.
+handout_step_fails() {
+	printf '%s\n' '```host' "make lab STAGE=$1" '```' '' '```gdb' "(gdb) $2" '```' >"$out/handout.md"
+	fails_with "$3" vm/handout.py run "$out/handout.md" "$out/handout.log"
+	cat "$out/handout.log"
+	grep -qx 'handout steps executed: 1 of 2' "$out/handout.log" ||
+		{ echo "the failed step is counted as executed"; return 1; }
 }
 
 # The series round trip: patches -> one commit per stage -> patches.
@@ -682,6 +808,7 @@ base_skip=$skip base_pending=("${pending[@]}")
 smoked=' '
 slubq_stages=()
 last=$(kit_stages | tail -n 1)
+page_modes=$(page_mode_stages)
 for stage in $(kit_stages); do
 	# What this stage's checks look back at: the earlier SLUB+Q stages.
 	if patch_has "$stage" retrieve_objects; then
@@ -709,6 +836,10 @@ for stage in $(kit_stages); do
 	if [[ $smoked != *" $key "* ]]; then
 		check "stage $stage: boots to the ready line and passes the smoke test" boot_run "$stage" smoke
 		smoked+="$key "
+	fi
+	if grep -qx "$((10#${stage%%-*}))" <<<"$page_modes"; then
+		check "stage $stage: boots with percpu_alloc=page, its first chunk whole pages, its dynamic area the floor" \
+			page_first_chunk "$stage"
 	fi
 	if patch_has "$stage" retrieve_objects; then
 		check "stage $stage: the allocator compiles for 32-bit x86 (i386), warnings as errors" \
@@ -778,7 +909,9 @@ for stage in $(kit_stages); do
 			torture_fault_checked=1
 		fi
 	fi
-	check "stage $stage: the walkthrough's transcript has what it should" walkthrough "$stage"
+	read -r run shown < <(handout_counts "$stage")
+	check "stage $stage: every step of lab $stage's handout runs ($run of $shown), with what it should show" \
+		handout_runs "$stage" "$run" "$shown"
 	if [ -f "labs/$stage/exercise.py" ]; then
 		graded_lab_checks "$stage"
 	fi
@@ -786,6 +919,13 @@ done
 if [ -z "$only_stage" ] || [ "$only_stage" = "$last" ]; then
 	check "make lab: gdb prompt with QEMU halted at the first instruction" lab_reaches_prompt "$last"
 	check "a gdb port in use is reported" port_in_use "$last"
+	check "QEMU that does not start is reported with its error" qemu_failure_reported "$last"
+	check "a handout step that gdb refuses fails the handout" \
+		handout_step_fails "$last" "print kit_no_such_symbol" 'gdb said: No symbol "kit_no_such_symbol" in current context.'
+	check "  ... and so does one whose output says UNEXPECTED" \
+		handout_step_fails "$last" 'echo UNEXPECTED: planted\n' "the output says UNEXPECTED"
+	check "make boot and make gdb in two terminals: break, type in the guest, detach" \
+		two_terminals "$last" "$(kit_stages | sed -n 1p)"
 fi
 
 tap_finish

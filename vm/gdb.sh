@@ -9,9 +9,20 @@ set -euo pipefail
 stage=$(stage_resolve "${1:-}")
 shift || true
 out=$KIT_BUILD/$(stage_label "$stage")
+port=$(kit_gdb_port)
+
+# gdb reads the guest's memory by this vmlinux's symbols: attached to
+# another build's kernel it shows wrong values, not an error.  Stages
+# that share a kernel share its build folder (a link to it).
+running=$(guest_on_port "$port")
+if [ -n "$running" ] && [ "$(realpath -m "$running")" != "$(realpath -m "$out")" ]; then
+	theirs=$(build_settings "$running")
+	ours=$(build_settings "$out")
+	die "the guest on port $port runs another kernel ($theirs) than the one asked for ($ours);" \
+		"attach to it with: make gdb $theirs, or end it (exit in its shell) and run: make boot $ours"
+fi
 [ -f "$out/vmlinux" ] || die "stage $stage is not built; run: make build STAGE=$stage"
 out=$(realpath "$out")
-port=$(kit_gdb_port)
 port_listening "$port" ||
 	die "no QEMU gdb stub on port $port; start one with: make boot STAGE=$stage (or use make lab)"
 

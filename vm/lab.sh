@@ -1,10 +1,7 @@
 #!/usr/bin/env bash
-# lab.sh [--walkthrough | --script FILE [--run NAME] [--append ARGS]] STAGE
+# lab.sh [--script FILE [--run NAME] [--append ARGS]] STAGE
 # Boot the stage's kernel in QEMU halted at its first instruction, with the
 # console in a log file, and attach gdb.  Interactive by default;
-#   --walkthrough  run the stage's walkthrough.gdb in batch mode and print
-#                  the transcript (its header lines name the guest script,
-#                  "# kit-run: NAME", and kernel parameters, "# kit-append:")
 #   --script FILE  run FILE (gdb commands, or Python if it ends in .py) in
 #                  batch mode, the guest running NAME (default: churn) with
 #                  ARGS on its command line (vm/grade.sh does)
@@ -13,10 +10,9 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-script='' run='' append='' walkthrough=0
+script='' run='' append=''
 while [ $# -gt 0 ]; do
 	case "$1" in
-	--walkthrough) walkthrough=1 ;;
 	--script) script=${2:?--script needs a file}; shift ;;
 	--run) run=${2:?--run needs a script name}; shift ;;
 	--append) append=${2:?--append needs arguments}; shift ;;
@@ -29,12 +25,6 @@ stage=$(stage_resolve "${1:-}")
 logs=$KIT_LOGS/$(stage_label "$stage")
 mkdir -p "$logs"
 
-if [ "$walkthrough" -eq 1 ]; then
-	script=$KIT_ROOT/stages/$stage/walkthrough.gdb
-	[ -f "$script" ] || die "stage $stage has no walkthrough ($script)"
-	run=$(sed -n 's/^# kit-run: *//p' "$script" | head -n 1)
-	append=$(sed -n 's/^# kit-append: *//p' "$script" | head -n 1)
-fi
 qemu_args=(--halted --run "${run:-churn}")
 [ -n "$append" ] && qemu_args+=(--append "$append")
 

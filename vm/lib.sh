@@ -193,6 +193,51 @@ port_listening() {
 	(: <"/dev/tcp/127.0.0.1/$1") 2>/dev/null
 }
 
+# build_settings BUILD: the make settings that name the build folder BUILD
+# ($KIT_BUILD/LABEL, LABEL as stage_label makes it):
+# 07-cpu-queues+proof+exercise gives "STAGE=07 VARIANT=proof TREE=exercise".
+build_settings() {
+	local label=${1##*/} part settings
+	local -a parts=()
+	settings="STAGE=${label%%-*}"
+	case "$label" in *+*) IFS=+ read -ra parts <<<"${label#*+}" ;; esac
+	for part in "${parts[@]}"; do
+		if [ "$part" = exercise ]; then
+			settings+=" TREE=exercise"
+		else
+			settings+=" VARIANT=$part"
+		fi
+	done
+	printf '%s\n' "$settings"
+}
+
+# guest_on_port PORT: the build folder whose kernel the kit's QEMU with its
+# gdb stub on PORT (qemu.sh's -gdb tcp:127.0.0.1:PORT), run by this user,
+# booted, read from its command line in /proc; nothing if none runs.
+guest_on_port() {
+	local f i kernel gdb
+	local -a args
+	for f in /proc/[0-9]*/cmdline; do
+		[ -O "$f" ] || continue
+		mapfile -d '' -t args 2>/dev/null <"$f" || continue
+		# A kernel thread's command line is empty.
+		if [ "${#args[@]}" -eq 0 ] || [ "${args[0]##*/}" != qemu-system-x86_64 ]; then
+			continue
+		fi
+		kernel='' gdb=''
+		for ((i = 1; i < ${#args[@]} - 1; i++)); do
+			case "${args[i]}" in
+			-kernel) kernel=${args[i + 1]} ;;
+			-gdb) gdb=${args[i + 1]} ;;
+			esac
+		done
+		if [ "$gdb" = "tcp:127.0.0.1:$1" ] && [ -n "$kernel" ]; then
+			printf '%s\n' "${kernel%/arch/x86/boot/bzImage}"
+			return 0
+		fi
+	done
+}
+
 # The gdb stub's TCP port: one per user, so that two students on one host do
 # not collide (as in MIT's xv6 labs).  GDB_PORT overrides it.
 kit_gdb_port() {

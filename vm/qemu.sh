@@ -47,6 +47,11 @@ fi
 
 port=$(kit_gdb_port)
 if port_listening "$port"; then
+	running=$(guest_on_port "$port")
+	[ -z "$running" ] ||
+		die "gdb port $port is in use by a guest of yours," \
+			"$(build_settings "$running");" \
+			"end it (exit in its shell, or Ctrl-A X in its console), or pick another port: make ... GDB_PORT=N"
 	die "gdb port $port is in use (another QEMU of yours still running?);" \
 		"stop it, or pick another port: make ... GDB_PORT=N"
 fi
