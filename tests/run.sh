@@ -538,6 +538,20 @@ handout_step_fails() {
 		{ echo "the failed step is counted as executed"; return 1; }
 }
 
+# handout_excerpt_checked STAGE: a handout's output excerpt passes when the
+# output has its lines (<n> marks a number) and fails the handout when not.
+# shellcheck disable=SC2016 # $1 and $2 are gdb's values, not the shell's
+handout_excerpt_checked() {
+	printf '%s\n' '```host' "make lab STAGE=$1" '```' '```gdb' '(gdb) print 6*7' '```' \
+		'```output' '$1 = <n>' '```' '```gdb' '(gdb) print 6*7' '```' \
+		'```output' '$2 = 41' '```' >"$out/handout.md"
+	fails_with 'handout.md:14: the handout shows a line that was not printed: $2 = 41' \
+		vm/handout.py run "$out/handout.md" "$out/handout.log"
+	cat "$out/handout.log"
+	grep -qx 'output excerpts matched: 1 of 2' "$out/handout.log" ||
+		{ echo "the first excerpt did not match, or the second did"; return 1; }
+}
+
 # The series round trip: patches -> one commit per stage -> patches.
 series_round_trip() {
 	local stage
@@ -924,6 +938,7 @@ if [ -z "$only_stage" ] || [ "$only_stage" = "$last" ]; then
 		handout_step_fails "$last" "print kit_no_such_symbol" 'gdb said: No symbol "kit_no_such_symbol" in current context.'
 	check "  ... and so does one whose output says UNEXPECTED" \
 		handout_step_fails "$last" 'echo UNEXPECTED: planted\n' "the output says UNEXPECTED"
+	check "  ... and so does an output excerpt that gdb did not print" handout_excerpt_checked "$last"
 	check "make boot and make gdb in two terminals: break, type in the guest, detach" \
 		two_terminals "$last" "$(kit_stages | sed -n 1p)"
 fi

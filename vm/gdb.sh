@@ -35,10 +35,13 @@ if [ "$KIT_SOURCE" = exercise ]; then
 fi
 
 # -nx: the kit's commands must not depend on a personal ~/.gdbinit.  The
-# kit's helpers are a module (slubq), which the grader imports too.
+# kit's helpers are a module (slubq), which the grader imports too.  The
+# frame gdb shows when it attaches to a running kernel is a caller's, whose
+# arguments -O2 did not keep: frame lines without arguments, from the start.
 exec gdb -q -nx \
 	-iex "set pagination off" \
 	-iex "set confirm off" \
+	-iex "set print frame-arguments none" \
 	-iex "add-auto-load-safe-path $out" \
 	"${source_args[@]}" \
 	-ex "python import sys; sys.path.insert(0, '$KIT_ROOT/vm/gdb'); import slubq" \

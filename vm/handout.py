@@ -21,7 +21,12 @@ shell in the kit's folder).  A block right after the comment
 why (a step that needs a person).  The comment <!-- check ... --> holds
 gdb commands that the rendered handout does not show: the kit's checks of
 what the steps before it showed, which print "UNEXPECTED: ..." when what
-they check does not hold.
+they check does not hold.  A block ```output shows what the steps since
+the last such block print, in the terminal they were typed in: its lines
+must come in that order, each right after the one before, but where a
+line "..." stands for lines left out; in a line, <n> stands for a number,
+<0x> for a hexadecimal one and <...> for any text, the fields that vary
+from run to run, and two spaces or more for any number of them.
 
 The host steps "make lab ...", "make boot ..." and "make gdb ..." start
 what the student would have in a terminal: gdb (make lab, make gdb) or
@@ -84,6 +89,14 @@ def parse(path):
                 body.append(lines[i])
                 i += 1
             steps.append(Step(first, "check", "\n".join(body).strip()))
+        elif line.startswith("```output"):
+            first = i + 2
+            body = []
+            i += 1
+            while i < len(lines) and not lines[i].startswith("```"):
+                body.append(lines[i])
+                i += 1
+            steps.append(Step(first, "output", "\n".join(body)))
         elif line.startswith("```"):
             kind = line[3:].strip()
             i += 1
@@ -114,6 +127,44 @@ def parse(path):
                 f"{path}:{i + 1}: <!-- not run: ... --> is not followed by a code block")
         i += 1
     return steps
+
+
+def excerpt_pattern(line):
+    """The regular expression of a line of an output excerpt: the text
+    as it is, but for the fields that vary from run to run, marked <n> (a
+    decimal number), <0x> (a hexadecimal one) and <...> (any text)."""
+    parts = re.split(r"(<n>|<0x>|<\.\.\.>| {2,})", line.rstrip())
+    marks = {"<n>": "-?[0-9]+", "<0x>": "0x[0-9a-f]+", "<...>": ".*"}
+    # Columns aligned with runs of spaces stay aligned whatever the width
+    # of the numbers in them.
+    return "".join(marks.get(p, " +" if p.startswith("  ") else re.escape(p))
+                   for p in parts) + r"\s*"
+
+
+def match_excerpt(excerpt, text):
+    """None if the lines of excerpt appear in text in the same order (a
+    line "..." stands for any number of lines, and lines must otherwise
+    follow each other); else the first line of excerpt that does not."""
+    # gdb's prompts stand before its output, the typed commands are not
+    # in it: "(gdb) (gdb) $1 = 0".
+    lines = [re.sub(r"^(\(gdb\) )+", "", l.rstrip("\r")) for l in text.split("\n")]
+    want = excerpt.split("\n")
+    pos = 0
+    gap = True                  # before the first line, any lines may come
+    for line in want:
+        if line == "...":
+            gap = True
+            continue
+        pattern = re.compile(excerpt_pattern(line))
+        found = None
+        for n in range(pos, len(lines) if gap else min(pos + 1, len(lines))):
+            if pattern.fullmatch(lines[n]):
+                found = n
+                break
+        if found is None:
+            return line
+        pos, gap = found + 1, False
+    return None
 
 
 def steps_continue(steps):
@@ -332,11 +383,53 @@ class Gdb(Terminal):
         self.expected += 1
 
 
+class Captured:
+    """The output of a host command that ran to its end."""
+
+    def __init__(self, out):
+        self.out = out
+
+
+def host_command(text, log, where):
+    """Run a host step to its end; it must succeed."""
+    done = subprocess.run(text, shell=True, cwd=ROOT, text=True,
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          timeout=LIMIT, check=False)
+    log.write(done.stdout)
+    if done.returncode != 0:
+        raise HandoutError(f"{where}: exit status {done.returncode}")
+    return Captured(done.stdout)
+
+
+def gdb_step(gdb, step, where, following, scratch):
+    """Type a gdb step: a command, Ctrl-C (^C), quit, or a hidden check."""
+    if step.kind == "check":
+        gdb.check(step.text, where, scratch)
+        gdb.wait_prompts()
+    elif step.text == "^C":
+        gdb.interrupt(where)
+        gdb.wait_prompts()
+    elif step.text in ("quit", "q"):
+        # gdb ends, and with make lab the guest.
+        gdb.wait_prompts()
+        gdb.end(step.text)
+    else:
+        if step.text == "detach":
+            gdb.attached = False
+        gdb.command(step.text, where)
+        # A continue followed by a guest step waits for what the guest's
+        # command makes the kernel do.
+        if following != "guest":
+            gdb.wait_prompts()
+
+
 def run(path, log_path):
     steps = parse(path)
-    shown = [s for s in steps if s.kind != "check"]
-    ran = 0
+    shown = [s for s in steps if s.kind not in ("check", "output")]
+    ran = matched = 0
     gdb = guest = None
+    source = None               # the terminal of the last step
+    since = {}                  # terminal: where its next excerpt starts
     log = Log(log_path)
     console = Log(log_path + ".console")
     try:
@@ -346,22 +439,32 @@ def run(path, log_path):
                 log.line(f"# not run ({step.reason}): {step.text}")
                 continue
             following = steps[n + 1].kind if n + 1 < len(steps) else None
+            if step.kind == "output":
+                # What the handout shows: the output of the steps since the
+                # last excerpt, in the terminal they were typed in.
+                if source is None:
+                    raise HandoutError(f"{where}: an output excerpt with nothing before it")
+                if source is gdb:
+                    gdb.wait_prompts()
+                missing = match_excerpt(step.text, source.out[since.get(id(source), 0):])
+                if missing is not None:
+                    raise HandoutError(
+                        f"{where}: the handout shows a line that was not printed: {missing}")
+                since[id(source)] = len(source.out)
+                matched += 1
+                continue
             if step.kind == "host":
                 log.line(f"$ {step.text}")
                 if re.match(r"make (lab|gdb)\b", step.text):
-                    gdb = Gdb(step.text, log)
+                    gdb = source = Gdb(step.text, log)
                 elif re.match(r"make boot\b", step.text):
-                    guest = Guest(step.text, console)
+                    guest = source = Guest(step.text, console)
                 else:
-                    done = subprocess.run(step.text, shell=True, cwd=ROOT, text=True,
-                                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                          timeout=LIMIT, check=False)
-                    log.write(done.stdout)
-                    if done.returncode != 0:
-                        raise HandoutError(f"{where}: exit status {done.returncode}")
+                    source = host_command(step.text, log, where)
             elif step.kind == "guest":
                 if guest is None:
                     raise HandoutError(f"{where}: a guest step, but no make boot before it")
+                source = guest
                 if step.text in ("exit", "poweroff"):
                     # The guest powers off; the next boot needs its port.
                     guest.end(step.text, limit=60)
@@ -370,25 +473,11 @@ def run(path, log_path):
                     guest.command(step.text, gdb)
             elif gdb is None:
                 raise HandoutError(f"{where}: a gdb step, but no make lab or make gdb before it")
-            elif step.kind == "check":
-                gdb.check(step.text, where, log_path + ".check")
-                gdb.wait_prompts()
-            elif step.text == "^C":
-                gdb.interrupt(where)
-                gdb.wait_prompts()
-            elif step.text in ("quit", "q"):
-                # gdb ends, and with make lab the guest.
-                gdb.wait_prompts()
-                gdb.end(step.text)
-                gdb = None
             else:
-                if step.text == "detach":
-                    gdb.attached = False
-                gdb.command(step.text, where)
-                # A continue followed by a guest step waits for what the
-                # guest's command makes the kernel do.
-                if following != "guest":
-                    gdb.wait_prompts()
+                source = gdb
+                gdb_step(gdb, step, where, following, log_path + ".check")
+                if step.text in ("quit", "q"):
+                    gdb = None
             if step.kind != "check":
                 ran += 1
         if gdb is not None:
@@ -406,6 +495,8 @@ def run(path, log_path):
     for step in steps:
         if step.reason is not None:
             log.line(f"not run: line {step.line} ({step.reason}): {step.text}")
+    log.line(f"output excerpts matched: {matched} of "
+             f"{sum(1 for s in steps if s.kind == 'output')}")
     log.line(f"handout steps executed: {ran} of {len(shown)}")
     log.close()
     console.close()
