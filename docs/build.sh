@@ -25,7 +25,7 @@ done
 for md in "${sources[@]}"; do
 	[ -f "$md" ] || continue
 	name=$(printf '%s' "${md%.md}" | tr '/' '-')
-	pandoc --standalone --shift-heading-level-by=-1 \
+	pandoc --standalone --shift-heading-level-by=-1 --include-in-header=docs/blocks.html \
 		--resource-path=".:$(dirname "$md")" -o "$html/$name.html" "$md"
 done
 note "==> the $edition edition in $KIT_ROOT/$html"
