@@ -12,10 +12,13 @@
 
 LAB ?=
 STAGE ?= $(LAB)
-export KIT_APPEND := $(APPEND)
-export KIT_VARIANT := $(VARIANT)
-export KIT_SOURCE := $(TREE)
-export KIT_DOCS_EDITION := $(EDITION)
+# A setting given on make's command line wins over its KIT_* name in the
+# environment, which the scripts read (and which make walkthrough's own
+# make commands inherit).
+export KIT_APPEND := $(or $(APPEND),$(KIT_APPEND))
+export KIT_VARIANT := $(or $(VARIANT),$(KIT_VARIANT))
+export KIT_SOURCE := $(or $(TREE),$(KIT_SOURCE))
+export KIT_DOCS_EDITION := $(or $(EDITION),$(KIT_DOCS_EDITION))
 
 .PHONY: help deps build boot gdb lab walkthrough exercise grade delta test bench irqsoff docs clean
 help:

@@ -79,11 +79,21 @@ stage_archive() {
 	rm -rf "$root"
 }
 
+# archive_stale: whether stage.cpio is missing or older than what it is
+# built from (the kernel, the kit's modules, the tree's slabinfo.c).
+archive_stale() {
+	[ ! -f "$out/stage.cpio" ] ||
+		[ -n "$(find "$out/vmlinux" "$out/Module.symvers" "$KIT_ROOT/vm/modules" \
+			"$KIT_TREE/tools/vm/slabinfo.c" -newer "$out/stage.cpio" -print -quit)" ]
+}
+
 build() {
 	kernel_make "$out" -j"$(nproc)" bzImage scripts_gdb
 	if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
 		kernel_make "$out" -j"$(nproc)" modules
-		stage_archive
+		if archive_stale; then
+			stage_archive
+		fi
 	else
 		rm -f "$out/stage.cpio"
 	fi

@@ -55,6 +55,11 @@ FAILED_OUTPUT = re.compile(r"<optimized out>|UNEXPECTED")
 OPENS_BLOCK = re.compile(r"^((if|while|define|document|commands)\b|(python|py)\s*$)")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 LIMIT = int(os.environ.get("KIT_WALKTHROUGH_TIMEOUT", "600"))
+# The student's terminal: not inside the make that may run this script
+# (make walkthrough, make test), whose settings would reach the handout's
+# own make commands.
+TERMINAL_ENV = {k: v for k, v in os.environ.items()
+                if k not in ("MAKEFLAGS", "MFLAGS", "MAKELEVEL", "MAKEOVERRIDES")}
 
 
 class HandoutError(Exception):
@@ -215,7 +220,7 @@ class Terminal:
         self.out = ""
         self.err = ""
         self.proc = subprocess.Popen(
-            command, shell=True, cwd=ROOT, start_new_session=True,
+            command, shell=True, cwd=ROOT, start_new_session=True, env=TERMINAL_ENV,
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         Terminal.live[self.proc.stdout.fileno()] = (self, "out")
         Terminal.live[self.proc.stderr.fileno()] = (self, "err")
@@ -392,7 +397,7 @@ class Captured:
 
 def host_command(text, log, where):
     """Run a host step to its end; it must succeed."""
-    done = subprocess.run(text, shell=True, cwd=ROOT, text=True,
+    done = subprocess.run(text, shell=True, cwd=ROOT, text=True, env=TERMINAL_ENV,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           timeout=LIMIT, check=False)
     log.write(done.stdout)
