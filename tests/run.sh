@@ -404,7 +404,7 @@ breaks_resolve_once() {
 # shows, the N that are to run (the others say why not).
 handout_counts() {
 	vm/handout.py steps "labs/$1/README.md" |
-		awk -F '\t' '$2 != "check" { m++; if ($3 == "run") n++ } END { print n + 0, m + 0 }'
+		awk -F '\t' '$2 != "check" && $2 != "output" { m++; if ($3 == "run") n++ } END { print n + 0, m + 0 }'
 }
 
 # handout_runs STAGE N M: every step of the lab's handout that is to run

@@ -98,4 +98,26 @@ build() {
 		rm -f "$out/stage.cpio"
 	fi
 }
+# source_digest: what the kernel is built from: the tree's commit, its
+# changes over it (the stage's patch, a student's files, anyone's edits),
+# its untracked files, and the configuration.  A build folder that was
+# built from the same has nothing to do: the kernel's own make would only
+# find that out after a quarter of a minute.  Read-only git (no index
+# refresh written).
+source_digest() {
+	{
+		git -C "$KIT_TREE" rev-parse HEAD
+		git --no-optional-locks -C "$KIT_TREE" diff HEAD --binary
+		(cd "$KIT_TREE" && git --no-optional-locks ls-files -o -z | xargs -0 -r sha256sum --)
+		cat "$out/.config"
+	} | sha256sum | cut -d' ' -f1
+}
+digest=$(source_digest)
+if [ "$(cat "$out/kit-built" 2>/dev/null)" = "$digest" ] && [ -f "$out/vmlinux" ] &&
+	! { grep -q '^CONFIG_MODULES=y' "$out/.config" && archive_stale; }; then
+	note "==> the stage $label kernel is built from this source already ($KIT_BUILD/$key)"
+	exit 0
+fi
+rm -f "$out/kit-built"
 step "$KIT_LOGS/$label/build.log" "building the stage $label kernel ($KIT_BUILD/$key)" build
+echo "$digest" >"$out/kit-built"
