@@ -153,23 +153,29 @@ def match_excerpt(excerpt, text):
     # gdb's prompts stand before its output, the typed commands are not
     # in it: "(gdb) (gdb) $1 = 0".
     lines = [re.sub(r"^(\(gdb\) )+", "", l.rstrip("\r")) for l in text.split("\n")]
-    want = excerpt.split("\n")
-    pos = 0
-    gap = True                  # before the first line, any lines may come
-    for line in want:
-        if line == "...":
-            gap = True
-            continue
-        pattern = re.compile(excerpt_pattern(line))
-        found = None
+    want = [(True, None) if l == "..." else (False, re.compile(excerpt_pattern(l)))
+            for l in excerpt.split("\n")]
+    names = excerpt.split("\n")
+    deepest = [0]
+
+    def match(k, pos, gap):
+        """Whether want[k:] matches from line pos (anywhere after it if
+        gap); deepest keeps the furthest excerpt line reached."""
+        if k == len(want):
+            return True
+        deepest[0] = max(deepest[0], k)
+        skip, pattern = want[k]
+        if skip:
+            return match(k + 1, pos, True)
         for n in range(pos, len(lines) if gap else min(pos + 1, len(lines))):
-            if pattern.fullmatch(lines[n]):
-                found = n
-                break
-        if found is None:
-            return line
-        pos, gap = found + 1, False
-    return None
+            if pattern.fullmatch(lines[n]) and match(k + 1, n + 1, False):
+                return True
+        return False
+
+    # Before the first line, any lines may come.
+    if match(0, 0, True):
+        return None
+    return names[deepest[0]]
 
 
 def steps_continue(steps):
