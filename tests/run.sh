@@ -489,7 +489,7 @@ two_terminals() {
 	cat >"$out/two-terminals.md" <<-EOF_HANDOUT
 		\`\`\`host
 		make boot STAGE=$number
-		make gdb STAGE=$other 2>&1 | grep -F 'the guest on port $port runs another kernel (STAGE=$number)'
+		vm/gdb.sh $other 2>&1 | grep -F 'the guest on port $port runs another kernel (STAGE=$number)'
 		vm/qemu.sh $number 2>&1 | grep -F 'gdb port $port is in use by a guest of yours, STAGE=$number;'
 		make gdb STAGE=$number
 		\`\`\`
