@@ -79,42 +79,32 @@ stage_archive() {
 	rm -rf "$root"
 }
 
-# archive_stale: whether stage.cpio is missing or older than what it is
-# built from (the kernel, the kit's modules, the tree's slabinfo.c).
-archive_stale() {
-	[ ! -f "$out/stage.cpio" ] ||
-		[ -n "$(find "$out/vmlinux" "$out/Module.symvers" "$KIT_ROOT/vm/modules" \
-			"$KIT_TREE/tools/vm/slabinfo.c" -newer "$out/stage.cpio" -print -quit)" ]
-}
-
 build() {
 	kernel_make "$out" -j"$(nproc)" bzImage scripts_gdb
 	if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
 		kernel_make "$out" -j"$(nproc)" modules
-		if archive_stale; then
-			stage_archive
-		fi
+		stage_archive
 	else
 		rm -f "$out/stage.cpio"
 	fi
 }
-# source_digest: what the kernel is built from: the tree's commit, its
+# source_digest: what the build is made from: the tree's commit, its
 # changes over it (the stage's patch, a student's files, anyone's edits),
-# its untracked files, and the configuration.  A build folder that was
-# built from the same has nothing to do: the kernel's own make would only
-# find that out after a quarter of a minute.  Read-only git (no index
-# refresh written).
+# its untracked files, the configuration, and the kit's modules.  A build
+# folder that was built from the same has nothing to do: the kernel's own
+# make would only find that out after a quarter of a minute.  Read-only git
+# (no index refresh written).
 source_digest() {
 	{
 		git -C "$KIT_TREE" rev-parse HEAD
 		git --no-optional-locks -C "$KIT_TREE" diff HEAD --binary
 		(cd "$KIT_TREE" && git --no-optional-locks ls-files -o -z | xargs -0 -r sha256sum --)
 		cat "$out/.config"
+		(cd "$KIT_ROOT" && find vm/modules -type f | LC_ALL=C sort | xargs sha256sum --)
 	} | sha256sum | cut -d' ' -f1
 }
 digest=$(source_digest)
-if [ "$(cat "$out/kit-built" 2>/dev/null)" = "$digest" ] && [ -f "$out/vmlinux" ] &&
-	! { grep -q '^CONFIG_MODULES=y' "$out/.config" && archive_stale; }; then
+if [ "$(cat "$out/kit-built" 2>/dev/null)" = "$digest" ] && [ -f "$out/vmlinux" ]; then
 	note "==> the stage $label kernel is built from this source already ($KIT_BUILD/$key)"
 	exit 0
 fi
