@@ -69,7 +69,7 @@ class HandoutError(Exception):
 class Step:
     def __init__(self, line, kind, text, reason=None):
         self.line = line        # line number in the README
-        self.kind = kind        # gdb, guest, host, check
+        self.kind = kind        # gdb, guest, host, check, output
         self.text = text
         self.reason = reason    # why it is not run; None: it is run
 
