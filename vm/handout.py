@@ -297,9 +297,12 @@ class Terminal:
 
 class Guest(Terminal):
     """The guest's shell on the serial console (make boot), whose prompt
-    ends in " # " after the working directory."""
+    ends in " # " after the working directory.  A prompt need not start
+    a line: what was typed ahead while the guest was stopped is echoed
+    by the tty as it arrives, and can come before the prompt on its line.
+    """
 
-    PROMPT_LINE = re.compile(r"(?m)^(/[^ \r\n]*|~) # ")
+    PROMPT = re.compile(r"(/[^ \r\n]*|~) # ")
 
     def __init__(self, command, log):
         super().__init__(command, log)
@@ -309,18 +312,24 @@ class Guest(Terminal):
         self.expected = 1
 
     def prompts(self):
-        return len(self.PROMPT_LINE.findall(self.out))
+        return len(self.PROMPT.findall(self.out))
 
     def command(self, text, gdb):
-        """Type a command; wait for the shell's next prompt, unless gdb
-        holds the guest stopped, or stops it before that prompt comes (a
-        command that runs into a breakpoint)."""
+        """Type a command at the shell's prompt, as a student would, and
+        wait for its next prompt; unless gdb holds the guest stopped, or
+        stops it before that prompt comes (a command that runs into a
+        breakpoint).  While gdb holds the guest, the command is typed
+        ahead: the shell reads it once the guest runs again."""
+        def held():
+            return gdb is not None and gdb.attached and not gdb.owes()
+
+        # The prompt of the command before, which a breakpoint may have
+        # held back until a continue.
+        self.wait_for(lambda: self.prompts() >= self.expected or held(),
+                      "guest shell prompt")
         self.type(text)
         self.expected += 1
-        if gdb is not None and gdb.attached and not gdb.owes():
-            return
-        self.wait_for(lambda: self.prompts() >= self.expected
-                      or (gdb is not None and gdb.attached and not gdb.owes()),
+        self.wait_for(lambda: self.prompts() >= self.expected or held(),
                       "guest shell prompt")
 
 
