@@ -552,6 +552,19 @@ handout_excerpt_checked() {
 		{ echo "the first excerpt did not match, or the second did"; return 1; }
 }
 
+# handout_optimized_out_shown STAGE: a step that prints "<optimized out>"
+# passes when the excerpt after it shows that, as a handout does to show
+# what inlining costs.
+# shellcheck disable=SC2016 # $1 is gdb's value, not the shell's
+handout_optimized_out_shown() {
+	printf '%s\n' '```host' "make lab STAGE=$1" '```' \
+		'```gdb' '(gdb) echo $1 = <optimized out>\n' '```' \
+		'```output' '$1 = <optimized out>' '```' >"$out/handout.md"
+	vm/handout.py run "$out/handout.md" "$out/handout.log"
+	cat "$out/handout.log"
+	grep -qx 'output excerpts matched: 1 of 1' "$out/handout.log"
+}
+
 # The series round trip: patches -> one commit per stage -> patches.
 series_round_trip() {
 	local stage
@@ -939,6 +952,9 @@ if [ -z "$only_stage" ] || [ "$only_stage" = "$last" ]; then
 	check "  ... and so does one whose output says UNEXPECTED" \
 		handout_step_fails "$last" 'echo UNEXPECTED: planted\n' "the output says UNEXPECTED"
 	check "  ... and so does an output excerpt that gdb did not print" handout_excerpt_checked "$last"
+	check "  ... and so does a value printed <optimized out>" \
+		handout_step_fails "$last" 'echo s = <optimized out>\n' "the output says <optimized out>"
+	check "  ... unless the excerpt after the step shows it so" handout_optimized_out_shown "$last"
 	check "make boot and make gdb in two terminals: break, type in the guest, detach" \
 		two_terminals "$last" "$(kit_stages | sed -n 1p)"
 fi

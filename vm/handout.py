@@ -36,6 +36,9 @@ after it is typed in the guest (a "continue" that waits for what the
 guest command makes the kernel do).  A step fails when gdb reports an
 error (anything on its standard error but warnings), when its output says
 "<optimized out>" or "UNEXPECTED", or when gdb does not answer in time.
+A value that a handout means to show optimised out is shown so in the
+excerpt that follows the step: "<optimized out>" in an excerpt lets the
+gdb steps since the excerpt before print it.
 """
 
 import os
@@ -51,6 +54,7 @@ PROMPT = "(gdb) "
 # What gdb may print on its standard error without a step failing.
 HARMLESS = re.compile(r"^(warning: |==> |make\[\d+\]: (Entering|Leaving) )")
 FAILED_OUTPUT = re.compile(r"<optimized out>|UNEXPECTED")
+OPTIMIZED_OUT = "<optimized out>"
 # gdb commands that open a block closed by "end" ("python CODE" is one line).
 OPENS_BLOCK = re.compile(r"^((if|while|define|document|commands)\b|(python|py)\s*$)")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -72,6 +76,7 @@ class Step:
         self.kind = kind        # gdb, guest, host, check, output
         self.text = text
         self.reason = reason    # why it is not run; None: it is run
+        self.shown = ""         # gdb: the excerpt that shows its output
 
 
 def parse(path):
@@ -131,6 +136,15 @@ def parse(path):
             raise HandoutError(
                 f"{path}:{i + 1}: <!-- not run: ... --> is not followed by a code block")
         i += 1
+    # Each gdb step knows the excerpt that shows its output, if any.
+    shown = ""
+    for step in reversed(steps):
+        if step.kind == "output":
+            shown = step.text
+        elif step.kind in ("guest", "host"):
+            shown = ""
+        elif step.kind == "gdb":
+            step.shown = shown
     return steps
 
 
@@ -343,6 +357,7 @@ class Gdb(Terminal):
         self.where = "startup"  # the step typed last
         self.commands = []      # the gdb steps typed
         self.attached = True    # to the guest (until detach)
+        self.failed = FAILED_OUTPUT     # what the last step must not print
         self.wait_prompts(check=False)
 
     def owes(self):
@@ -359,17 +374,20 @@ class Gdb(Terminal):
         errors = [l for l in err.splitlines() if l.strip() and not HARMLESS.match(l)]
         if errors:
             raise HandoutError(f"{self.where}: gdb said: {errors[0]}")
-        m = FAILED_OUTPUT.search(out)
+        m = self.failed.search(out)
         if m:
             raise HandoutError(f"{self.where}: the output says {m.group(0)}")
 
-    def command(self, text, where):
+    def command(self, text, where, shown=""):
         """Type a gdb step; one that leaves a block open (if, commands)
-        brings no prompt until its "end"."""
+        brings no prompt until its "end".  shown is the excerpt that
+        shows its output."""
         self.wait_prompts()
         if self.log.last == "\n" and not block_depth(self.commands):
             self.log.write(PROMPT)      # the prompt scrolled past a host step
         self.where = where
+        self.failed = (re.compile("UNEXPECTED") if OPTIMIZED_OUT in shown
+                       else FAILED_OUTPUT)
         self.commands.append(text)
         self.type(text)
         if block_depth(self.commands) == 0:
@@ -379,6 +397,7 @@ class Gdb(Terminal):
         """Ctrl-C: SIGINT to gdb (not to make, which runs it), which
         stops the guest and prompts."""
         self.where = where
+        self.failed = FAILED_OUTPUT
         self.log.line("^C")
         for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
@@ -399,6 +418,7 @@ class Gdb(Terminal):
         with open(scratch, "w", encoding="utf-8") as f:
             f.write(text + "\n")
         self.where = where
+        self.failed = FAILED_OUTPUT
         self.type(f"source {scratch}", logged=f"[the kit checks, {where}]")
         self.expected += 1
 
@@ -436,7 +456,7 @@ def gdb_step(gdb, step, where, following, scratch):
     else:
         if step.text == "detach":
             gdb.attached = False
-        gdb.command(step.text, where)
+        gdb.command(step.text, where, step.shown)
         # A continue followed by a guest step waits for what the guest's
         # command makes the kernel do.
         if following != "guest":
