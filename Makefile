@@ -20,7 +20,7 @@ export KIT_VARIANT := $(or $(VARIANT),$(KIT_VARIANT))
 export KIT_SOURCE := $(or $(TREE),$(KIT_SOURCE))
 export KIT_DOCS_EDITION := $(or $(EDITION),$(KIT_DOCS_EDITION))
 
-.PHONY: help deps build boot gdb lab walkthrough exercise grade delta test bench irqsoff docs clean
+.PHONY: help deps build boot gdb lab walkthrough exercise grade delta test bench irqsoff docs share clean
 help:
 	@echo "make deps                install the Debian packages the kit uses"
 	@echo "make lab STAGE=N         build, boot halted under QEMU, attach gdb: the lab"
@@ -37,6 +37,8 @@ help:
 	@echo "make bench [STAGES=...]  hackbench in each stage (default: 00, 06 and the last)"
 	@echo "make irqsoff [STAGES=...] time with interrupts off in drains and resizes (08, last)"
 	@echo "make docs                the handouts as HTML, the diagrams as SVG (no answers)"
+	@echo "make share [STAGES=...]  build every stage in KIT_WORK for a class to share"
+	@echo "                         (students then set KIT_SHARED to it: docs/instructors.md)"
 	@echo "make clean               remove the builds (keeps the source and ccache)"
 	@echo "settings (make VAR=value, or KIT_* in the environment), and their defaults:"
 	@echo "  STAGE=N                 the stage (number or folder name); default: the last"
@@ -49,12 +51,14 @@ help:
 	@echo "  APPEND=ARGS             more kernel parameters; default: none"
 	@echo "  FILTER=REGEX            make test, make grade: only checks whose names match;"
 	@echo "                          default: all"
-	@echo "  STAGES='N ...'          make bench, make irqsoff: the stages"
+	@echo "  STAGES='N ...'          make bench, make irqsoff, make share: the stages"
 	@echo "  EDITION=instructor      make docs: with the answers, in docs/html-instructor;"
 	@echo "                          default: student (no answers), in docs/html"
 	@echo "  KIT_WORK=DIR            source, builds, logs; default: ~/.cache/slubq-kit"
 	@echo "                          (\$$XDG_CACHE_HOME/slubq-kit if that is set)"
 	@echo "  KIT_EXERCISES=DIR       the students' trees; default: KIT_WORK/exercises"
+	@echo "  KIT_SHARED=DIR          a class's shared kit (make share): its kernels, never"
+	@echo "                          built; default: none, you build your own"
 	@echo "  GDB_PORT=N              the gdb stub's port; default: 20000 + uid % 10000"
 	@echo "  KIT_ACCEL=NAME          QEMU's accelerator; default: tcg (kvm at your own risk)"
 	@echo "  KIT_WALKTHROUGH_TIMEOUT=S  seconds a walkthrough may take; default: 600"
@@ -103,6 +107,9 @@ irqsoff:
 
 docs:
 	@docs/build.sh
+
+share:
+	@vm/share.sh $(STAGES)
 
 clean:
 	@vm/clean.sh

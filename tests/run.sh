@@ -521,6 +521,75 @@ two_terminals() {
 	fails_with "no QEMU gdb stub on port $port" make --no-print-directory gdb STAGE="$number"
 }
 
+# shared_class STAGE OTHER: a class on one host.  make share makes the
+# suite's work directory a shared kit with STAGE; the instructor's tree then
+# moves on to OTHER, and two students, each with a HOME and a gdb port of
+# their own, type the lab's handout at the same time with KIT_SHARED: both
+# pass, neither builds anything, nothing shared changes, and gdb showed
+# them STAGE's source, not what the tree holds now.
+shared_class() {
+	local stage=$1 other=$2 port n rc=0 work changed
+	local -a pids=() counts
+	vm/share.sh "$stage"
+	vm/prepare-stage.sh "$other"
+	touch "$out/shared.stamp"
+	port=$(kit_gdb_port)
+	read -ra counts < <(handout_counts "$stage")
+	for n in 1 2; do
+		mkdir -p "$out/student$n"
+		env -u KIT_WORK -u XDG_CACHE_HOME -u CCACHE_DIR HOME="$out/student$n" \
+			KIT_SHARED="$KIT_WORK" GDB_PORT=$((port + 100 + n)) \
+			vm/walkthrough.sh "$stage" >"$out/student$n.log" 2>&1 &
+		pids+=("$!")
+	done
+	for n in 1 2; do
+		wait "${pids[n - 1]}" || { echo "student $n:"; tail -n 25 "$out/student$n.log"; rc=1; }
+	done
+	[ "$rc" -eq 0 ] || return 1
+	for n in 1 2; do
+		work=$out/student$n/.cache/slubq-kit
+		matches_all "stages/$stage/walkthrough.expect" "$work/logs/$stage/walkthrough.txt"
+		grep -qx "handout steps executed: ${counts[0]} of ${counts[1]}" "$work/logs/$stage/walkthrough.txt" ||
+			{ echo "student $n's transcript does not end with all the handout's steps run"; return 1; }
+		if [ -e "$work/linux" ] || [ -e "$work/build" ]; then
+			echo "student $n unpacked or built a kernel: $(ls "$work")"
+			return 1
+		fi
+		shown_source_is "$work/logs/$stage/walkthrough.txt" "$(realpath "$KIT_TREE")" \
+			"$KIT_WORK/source/$stage"
+	done
+	changed=$(find "$KIT_WORK/build/$(readlink "$KIT_BUILD/$stage")" "$KIT_WORK/source" \
+		"$KIT_INITRAMFS" "$KIT_WORK/kit-shared" -newer "$out/shared.stamp" -print -quit)
+	[ -z "$changed" ] || { echo "a student changed the shared kit: $changed"; return 1; }
+}
+
+# shown_source_is TRANSCRIPT TREE SOURCE: every source line gdb showed in
+# TRANSCRIPT after a stop "at TREE/FILE:N" is line N of SOURCE/FILE; at
+# least one was shown.
+shown_source_is() {
+	python3 - "$@" <<-'EOF_PYTHON'
+		import re, sys
+		transcript, tree, source = sys.argv[1:]
+		lines = open(transcript, encoding="utf-8", errors="replace").read().split("\n")
+		shown = 0
+		for i, line in enumerate(lines):
+		    m = re.search(r" at " + re.escape(tree) + r"/(\S+):(\d+)$", line)
+		    if not m:
+		        continue
+		    for text in lines[i + 1:i + 4]:
+		        if text.startswith(m.group(2) + "\t"):
+		            with open(f"{source}/{m.group(1)}", encoding="utf-8", errors="replace") as f:
+		                want = f.read().split("\n")[int(m.group(2)) - 1]
+		            if text.split("\t", 1)[1] != want:
+		                sys.exit(f"gdb showed {m.group(1)}:{m.group(2)} as {text!r}, not the stage's {want!r}")
+		            shown += 1
+		            break
+		if not shown:
+		    sys.exit("gdb showed no source line after a stop")
+		print(f"{shown} source lines shown, each the stage's")
+	EOF_PYTHON
+}
+
 # QEMU that exits at once (here: an accelerator it does not know) is
 # reported by make lab in QEMU's own words.
 qemu_failure_reported() {
@@ -957,6 +1026,8 @@ if [ -z "$only_stage" ] || [ "$only_stage" = "$last" ]; then
 	check "  ... unless the excerpt after the step shows it so" handout_optimized_out_shown "$last"
 	check "make boot and make gdb in two terminals: break, type in the guest, detach" \
 		two_terminals "$last" "$(kit_stages | sed -n 1p)"
+	check "make share, then two students at once type lab 00's handout from it, building nothing" \
+		shared_class "$(kit_stages | sed -n 1p)" "$last"
 fi
 
 tap_finish

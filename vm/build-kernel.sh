@@ -12,6 +12,20 @@ label=$(stage_label "$stage")
 out=$KIT_BUILD/$label
 "$KIT_ROOT/vm/check-deps.sh"
 
+# A class's shared kit holds the stage's kernel, built by the instructor
+# from the same stage patch and configuration as this checkout's (its
+# folder is named by their key), or the kit was updated on one side only.
+if [ -n "$KIT_SHARED" ] && [ -z "$KIT_SOURCE" ]; then
+	key=kernel-$(stage_key "$stage")
+	if [ "$(readlink "$out" 2>/dev/null)" != "$key" ] || [ ! -f "$out/kit-built" ]; then
+		die "the shared kit in $KIT_SHARED has no kernel of stage $label as this checkout of the" \
+			"kit makes it (an update on one side only?); ask for make share to be run again with" \
+			"this checkout, or build your own: leave KIT_SHARED out"
+	fi
+	note "==> the stage $label kernel is the class's, built in $KIT_SHARED"
+	exit 0
+fi
+
 # One build at a time: all stages share the one source tree.
 mkdir -p "$KIT_WORK"
 exec 9>"$KIT_WORK/build.lock"

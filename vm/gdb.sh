@@ -29,9 +29,13 @@ port_listening "$port" ||
 # The student's kernel is built from the kit's tree with the student's
 # files copied over it (vm/build-kernel.sh): gdb shows the student's tree,
 # where they are, whatever stage the kit's tree holds by now.
+# A class's shared kit keeps each stage's source apart (make share): gdb
+# shows the stage's, whatever stage the instructor's tree holds.
 source_args=()
 if [ "$KIT_SOURCE" = exercise ]; then
 	source_args=(-iex "set substitute-path $KIT_TREE $(exercise_tree "$stage")")
+elif [ -n "$KIT_SHARED" ]; then
+	source_args=(-iex "set substitute-path $(shared_tree) $(shared_source "$stage")")
 fi
 
 # -nx: the kit's commands must not depend on a personal ~/.gdbinit.  The

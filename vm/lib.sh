@@ -102,6 +102,38 @@ esac
 # Where make exercise puts the students' trees, one per lab.
 KIT_EXERCISES=${KIT_EXERCISES:-$KIT_WORK/exercises}
 
+# The kit's initramfs, which every stage boots with.
+KIT_INITRAMFS=$KIT_WORK/initramfs.cpio
+
+# KIT_SHARED names a class's shared kit: a work directory in which an
+# instructor built every stage (make share), for the students on the same
+# host.  The stages' kernels, their sources and the initramfs are then read
+# from there and never built; logs, answers and a student's own kernel
+# (TREE=exercise, built in KIT_WORK) stay the student's.
+KIT_SHARED=${KIT_SHARED:-}
+if [ -n "$KIT_SHARED" ]; then
+	[ -f "$KIT_SHARED/kit-shared" ] ||
+		die "KIT_SHARED=$KIT_SHARED is not a class's shared kit (it has no kit-shared file);" \
+			"an instructor makes one with: make share KIT_WORK=$KIT_SHARED"
+	[ "$(realpath "$KIT_SHARED")" != "$(realpath -m "$KIT_WORK")" ] ||
+		die "KIT_SHARED and KIT_WORK are the same folder, $KIT_WORK; a student's KIT_WORK is their own"
+	if [ -z "$KIT_SOURCE" ]; then
+		KIT_BUILD=$KIT_SHARED/build
+		KIT_INITRAMFS=$KIT_SHARED/initramfs.cpio
+	fi
+fi
+
+# shared_tree: the path of the tree the shared kit's kernels were built
+# from, which their debug information names (make share records it).
+shared_tree() {
+	sed -n 's/^tree //p' "$KIT_SHARED/kit-shared"
+}
+
+# shared_source STAGE: the stage's source as the shared kit keeps it.
+shared_source() {
+	printf '%s\n' "$KIT_SHARED/source/$1"
+}
+
 # exercise_tree STAGE: the student's tree of the stage's lab.
 exercise_tree() {
 	printf '%s\n' "$KIT_EXERCISES/$1"

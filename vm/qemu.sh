@@ -27,16 +27,18 @@ done
 stage=$(stage_resolve "${1:-}")
 out=$KIT_BUILD/$(stage_label "$stage")
 [ -f "$out/arch/x86/boot/bzImage" ] || die "stage $stage is not built; run: make build STAGE=$stage"
-initramfs=$KIT_WORK/initramfs.cpio
+initramfs=$KIT_INITRAMFS
 [ -f "$initramfs" ] || die "no initramfs at $initramfs; run: vm/build-initramfs.sh"
 # The stage's modules (/lib/modules/kit) and its slabinfo come in an
 # archive of their own, built with the kernel (vm/build-kernel.sh): the
 # kernel unpacks concatenated newc archives, so the stage's initramfs is the
-# kit's followed by it, remade when either is newer.  Replaced by a rename,
-# so that two boots at once read whole files.
+# kit's followed by it, remade in KIT_WORK (the build folder may be a
+# class's, read-only) when either is newer.  Replaced by a rename, so that
+# two boots at once read whole files.
 stage_files=$out/stage.cpio
 if [ -f "$stage_files" ]; then
-	both=$out/initramfs.cpio
+	both=$KIT_WORK/boot/$(stage_label "$stage").cpio
+	mkdir -p "$KIT_WORK/boot"
 	if [ ! -f "$both" ] || [ "$initramfs" -nt "$both" ] || [ "$stage_files" -nt "$both" ]; then
 		tmp=$(mktemp "$both.XXXXXX")
 		cat "$initramfs" "$stage_files" >"$tmp"
