@@ -192,6 +192,16 @@ check "a stage that is not built is named with the command that builds it" \
 	fails_with "stage 07-cpu-queues is not built; run: make build STAGE=07-cpu-queues" \
 	env KIT_WORK="$out/no-builds" vm/qemu.sh 7
 
+check "a KIT_SHARED that make share did not make is refused, with the command that makes one" \
+	fails_with "KIT_SHARED=$out is not a class's shared kit (it has no kit-shared file); an instructor makes one with: make share KIT_WORK=$out" \
+	env KIT_SHARED="$out" vm/build-kernel.sh 0
+mkdir -p "$out/shared/build"
+printf 'tree %s\n' "$out/shared/linux" >"$out/shared/kit-shared"
+ln -s kernel-000000000000 "$out/shared/build/00-baseline"
+check "  ... and a shared kit built from other stage patches than this checkout's" \
+	fails_with "the shared kit in $out/shared has no kernel of stage 00-baseline as this checkout of the kit makes it" \
+	env KIT_SHARED="$out/shared" vm/build-kernel.sh 0
+
 # Handouts that cannot be run as written are refused (vm/handout.py).
 printf '%s\n' 'Text.' '<!-- not run: needs a person -->' 'More text.' >"$out/handout-reason.md"
 check "a handout's not-run marker must mark a code block" \
