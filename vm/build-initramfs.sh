@@ -8,7 +8,7 @@ set -euo pipefail
 
 out=$KIT_INITRAMFS
 # A class's shared kit has its own, which only make share remakes.
-if [ -n "$KIT_SHARED" ] && [ "$out" = "$KIT_SHARED/initramfs.cpio" ]; then
+if shared_build; then
 	[ -f "$out" ] || die "the shared kit in $KIT_SHARED has no initramfs; ask for make share to be run again"
 	exit 0
 fi

@@ -14,10 +14,12 @@ out=$KIT_BUILD/$label
 
 # A class's shared kit holds the stage's kernel, built by the instructor
 # from the same stage patch and configuration as this checkout's (its
-# folder is named by their key), or the kit was updated on one side only.
-if [ -n "$KIT_SHARED" ] && [ -z "$KIT_SOURCE" ]; then
+# folder is named by their key, and make share recorded it), or the kit was
+# updated on one side only.
+if shared_build; then
 	key=kernel-$(stage_key "$stage")
-	if [ "$(readlink "$out" 2>/dev/null)" != "$key" ] || [ ! -f "$out/kit-built" ]; then
+	if ! grep -qxF "stage $stage $key" "$KIT_SHARED/kit-shared" ||
+		[ "$(readlink "$out" 2>/dev/null)" != "$key" ] || [ ! -f "$out/kit-built" ]; then
 		die "the shared kit in $KIT_SHARED has no kernel of stage $label as this checkout of the" \
 			"kit makes it (an update on one side only?); ask for make share to be run again with" \
 			"this checkout, or build your own: leave KIT_SHARED out"
@@ -110,6 +112,8 @@ build() {
 # (no index refresh written).
 source_digest() {
 	{
+		# The debug information names the tree by its path.
+		realpath "$KIT_TREE"
 		git -C "$KIT_TREE" rev-parse HEAD
 		git --no-optional-locks -C "$KIT_TREE" diff HEAD --binary
 		(cd "$KIT_TREE" && git --no-optional-locks ls-files -o -z | xargs -0 -r sha256sum --)

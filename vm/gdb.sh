@@ -34,7 +34,7 @@ port_listening "$port" ||
 source_args=()
 if [ "$KIT_SOURCE" = exercise ]; then
 	source_args=(-iex "set substitute-path $KIT_TREE $(exercise_tree "$stage")")
-elif [ -n "$KIT_SHARED" ]; then
+elif shared_build; then
 	source_args=(-iex "set substitute-path $(shared_tree) $(shared_source "$stage")")
 fi
 

@@ -37,8 +37,8 @@ guest command makes the kernel do).  A step fails when gdb reports an
 error (anything on its standard error but warnings), when its output says
 "<optimized out>" or "UNEXPECTED", or when gdb does not answer in time.
 A value that a handout means to show optimised out is shown so in the
-excerpt that follows the step: "<optimized out>" in an excerpt lets the
-gdb steps since the excerpt before print it.
+excerpt that follows the step: each "<optimized out>" in an excerpt lets
+the gdb steps since the excerpt before print it once.
 """
 
 import os
@@ -53,8 +53,8 @@ KINDS = ("gdb", "guest", "host")
 PROMPT = "(gdb) "
 # What gdb may print on its standard error without a step failing.
 HARMLESS = re.compile(r"^(warning: |==> |make\[\d+\]: (Entering|Leaving) )")
-FAILED_OUTPUT = re.compile(r"<optimized out>|UNEXPECTED")
 OPTIMIZED_OUT = "<optimized out>"
+UNEXPECTED = "UNEXPECTED"
 # gdb commands that open a block closed by "end" ("python CODE" is one line).
 OPENS_BLOCK = re.compile(r"^((if|while|define|document|commands)\b|(python|py)\s*$)")
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -76,7 +76,7 @@ class Step:
         self.kind = kind        # gdb, guest, host, check, output
         self.text = text
         self.reason = reason    # why it is not run; None: it is run
-        self.shown = ""         # gdb: the excerpt that shows its output
+        self.shown = None       # gdb: the output step that shows its output
 
 
 def parse(path):
@@ -137,12 +137,12 @@ def parse(path):
                 f"{path}:{i + 1}: <!-- not run: ... --> is not followed by a code block")
         i += 1
     # Each gdb step knows the excerpt that shows its output, if any.
-    shown = ""
+    shown = None
     for step in reversed(steps):
         if step.kind == "output":
-            shown = step.text
+            shown = step
         elif step.kind in ("guest", "host"):
-            shown = ""
+            shown = None
         elif step.kind == "gdb":
             step.shown = shown
     return steps
@@ -323,7 +323,7 @@ class Guest(Terminal):
         self.wait_for(lambda: "kit-init: no kit.run= given" in self.out,
                       "shell on the guest's console")
         self.wait_for(lambda: self.prompts() >= 1, "guest shell prompt")
-        self.expected = 1
+        self.expected = self.prompts()
 
     def prompts(self):
         return len(self.PROMPT.findall(self.out))
@@ -357,7 +357,11 @@ class Gdb(Terminal):
         self.where = "startup"  # the step typed last
         self.commands = []      # the gdb steps typed
         self.attached = True    # to the guest (until detach)
-        self.failed = FAILED_OUTPUT     # what the last step must not print
+        # The "<optimized out>" that the excerpt of the steps being typed
+        # shows (self.excerpt), and whether the last step may print them.
+        self.excerpt = None
+        self.optimized_out = 0
+        self.may_print_optimized_out = False
         self.wait_prompts(check=False)
 
     def owes(self):
@@ -374,20 +378,25 @@ class Gdb(Terminal):
         errors = [l for l in err.splitlines() if l.strip() and not HARMLESS.match(l)]
         if errors:
             raise HandoutError(f"{self.where}: gdb said: {errors[0]}")
-        m = self.failed.search(out)
-        if m:
-            raise HandoutError(f"{self.where}: the output says {m.group(0)}")
+        if UNEXPECTED in out:
+            raise HandoutError(f"{self.where}: the output says {UNEXPECTED}")
+        printed = out.count(OPTIMIZED_OUT)
+        if printed > (self.optimized_out if self.may_print_optimized_out else 0):
+            raise HandoutError(f"{self.where}: the output says {OPTIMIZED_OUT}")
+        self.optimized_out -= printed
 
-    def command(self, text, where, shown=""):
+    def command(self, text, where, shown=None):
         """Type a gdb step; one that leaves a block open (if, commands)
-        brings no prompt until its "end".  shown is the excerpt that
+        brings no prompt until its "end".  shown is the output step that
         shows its output."""
         self.wait_prompts()
         if self.log.last == "\n" and not block_depth(self.commands):
             self.log.write(PROMPT)      # the prompt scrolled past a host step
         self.where = where
-        self.failed = (re.compile("UNEXPECTED") if OPTIMIZED_OUT in shown
-                       else FAILED_OUTPUT)
+        if shown is not self.excerpt:
+            self.excerpt = shown
+            self.optimized_out = shown.text.count(OPTIMIZED_OUT) if shown else 0
+        self.may_print_optimized_out = True
         self.commands.append(text)
         self.type(text)
         if block_depth(self.commands) == 0:
@@ -397,7 +406,7 @@ class Gdb(Terminal):
         """Ctrl-C: SIGINT to gdb (not to make, which runs it), which
         stops the guest and prompts."""
         self.where = where
-        self.failed = FAILED_OUTPUT
+        self.may_print_optimized_out = False
         self.log.line("^C")
         for pid in filter(str.isdigit, os.listdir("/proc")):
             try:
@@ -418,7 +427,7 @@ class Gdb(Terminal):
         with open(scratch, "w", encoding="utf-8") as f:
             f.write(text + "\n")
         self.where = where
-        self.failed = FAILED_OUTPUT
+        self.may_print_optimized_out = False
         self.type(f"source {scratch}", logged=f"[the kit checks, {where}]")
         self.expected += 1
 

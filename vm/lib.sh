@@ -108,20 +108,27 @@ KIT_INITRAMFS=$KIT_WORK/initramfs.cpio
 # KIT_SHARED names a class's shared kit: a work directory in which an
 # instructor built every stage (make share), for the students on the same
 # host.  The stages' kernels, their sources and the initramfs are then read
-# from there and never built; logs, answers and a student's own kernel
-# (TREE=exercise, built in KIT_WORK) stay the student's.
+# from there and never built; logs, answers and a student's own kernels
+# (TREE=exercise, a VARIANT, built in KIT_WORK) stay the student's.
 KIT_SHARED=${KIT_SHARED:-}
 if [ -n "$KIT_SHARED" ]; then
+	[ -r "$KIT_SHARED/kit-shared" ] || [ ! -e "$KIT_SHARED/kit-shared" ] ||
+		die "KIT_SHARED=$KIT_SHARED cannot be read by you; its owner makes it readable with: make share"
 	[ -f "$KIT_SHARED/kit-shared" ] ||
 		die "KIT_SHARED=$KIT_SHARED is not a class's shared kit (it has no kit-shared file);" \
 			"an instructor makes one with: make share KIT_WORK=$KIT_SHARED"
 	[ "$(realpath "$KIT_SHARED")" != "$(realpath -m "$KIT_WORK")" ] ||
 		die "KIT_SHARED and KIT_WORK are the same folder, $KIT_WORK; a student's KIT_WORK is their own"
-	if [ -z "$KIT_SOURCE" ]; then
+	if [ -z "$KIT_SOURCE" ] && [ -z "$KIT_VARIANT" ]; then
 		KIT_BUILD=$KIT_SHARED/build
 		KIT_INITRAMFS=$KIT_SHARED/initramfs.cpio
 	fi
 fi
+
+# shared_build: whether the stages' kernels come from a class's shared kit.
+shared_build() {
+	[ -n "$KIT_SHARED" ] && [ "$KIT_BUILD" = "$KIT_SHARED/build" ]
+}
 
 # shared_tree: the path of the tree the shared kit's kernels were built
 # from, which their debug information names (make share records it).

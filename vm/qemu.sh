@@ -33,11 +33,13 @@ initramfs=$KIT_INITRAMFS
 # archive of their own, built with the kernel (vm/build-kernel.sh): the
 # kernel unpacks concatenated newc archives, so the stage's initramfs is the
 # kit's followed by it, remade in KIT_WORK (the build folder may be a
-# class's, read-only) when either is newer.  Replaced by a rename, so that
-# two boots at once read whole files.
+# class's, read-only) when either is newer; named for both, so that a
+# class's kit and the student's own never share one.  Replaced by a
+# rename, so that two boots at once read whole files.
 stage_files=$out/stage.cpio
 if [ -f "$stage_files" ]; then
-	both=$KIT_WORK/boot/$(stage_label "$stage").cpio
+	made_of=$(realpath "$initramfs" "$stage_files" | sha256sum | cut -c1-12)
+	both=$KIT_WORK/boot/$(stage_label "$stage")-$made_of.cpio
 	mkdir -p "$KIT_WORK/boot"
 	if [ ! -f "$both" ] || [ "$initramfs" -nt "$both" ] || [ "$stage_files" -nt "$both" ]; then
 		tmp=$(mktemp "$both.XXXXXX")

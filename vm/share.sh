@@ -28,26 +28,33 @@ fi
 "$KIT_ROOT/vm/build-initramfs.sh"
 "$KIT_ROOT/vm/unpack-source.sh"
 
+# The pristine copy, made again when the tree's pristine commit changes
+# (a new linux-source unpacked).
 source=$KIT_WORK/source
 pristine=$source/pristine
-if [ ! -d "$pristine" ]; then
+commit=$(git -C "$KIT_TREE" rev-parse pristine)
+if [ "$(cat "$source/pristine.commit" 2>/dev/null)" != "$commit" ]; then
 	note "==> keeping a pristine copy of the source in $pristine"
-	rm -rf "$pristine.new"
+	rm -rf "$pristine.new" "$source/pristine.commit"
 	mkdir -p "$pristine.new"
 	git -C "$KIT_TREE" archive pristine | tar -x -C "$pristine.new"
+	rm -rf "$pristine"
 	mv "$pristine.new" "$pristine"
+	echo "$commit" >"$source/pristine.commit"
 fi
 
 for stage in "${stages[@]}"; do
 	"$KIT_ROOT/vm/build-kernel.sh" "$stage"
 	# The files the stage's patch changes, adds or removes, as the tree
-	# holds them now: each replaces its link to the pristine copy.
+	# holds them now (untracked ones too: Debian's .gitignore ignores
+	# every path): each replaces its link to the pristine copy.  Swapped
+	# in by renames, so that a student's gdb finds one or the other.
 	dir=$source/$stage
-	rm -rf "$dir.new"
+	rm -rf "$dir.new" "$dir.old"
 	cp -al "$pristine" "$dir.new"
 	{
 		git -C "$KIT_TREE" diff --name-only --no-renames pristine
-		git -C "$KIT_TREE" ls-files -o --exclude-standard
+		git -C "$KIT_TREE" ls-files -o
 	} | while IFS= read -r file; do
 		rm -f "$dir.new/$file"
 		if [ -e "$KIT_TREE/$file" ]; then
@@ -55,12 +62,19 @@ for stage in "${stages[@]}"; do
 			cp -p "$KIT_TREE/$file" "$dir.new/$file"
 		fi
 	done
-	rm -rf "$dir"
+	if [ -d "$dir" ]; then mv "$dir" "$dir.old"; fi
 	mv "$dir.new" "$dir"
+	rm -rf "$dir.old"
 	note "==> stage $stage is shared: its kernel in $KIT_BUILD/$stage, its source in $dir"
 done
 
-chmod -R a+rX "$KIT_BUILD" "$source" "$KIT_INITRAMFS"
+# Everyone reads the stages' kernels, their sources, the initramfs, and the
+# gdb scripts that the build folders link to in the tree.
+chmod a+rX "$KIT_WORK" "$KIT_BUILD" "$KIT_TREE" "$KIT_TREE/scripts"
+for stage in "${stages[@]}"; do
+	chmod -R a+rX "$(realpath "$KIT_BUILD/$stage")" "$source/$stage"
+done
+chmod -R a+rX "$source/pristine" "$KIT_INITRAMFS" "$KIT_TREE/scripts/gdb"
 {
 	printf 'tree %s\n' "$(realpath "$KIT_TREE")"
 	for stage in $(kit_stages); do
@@ -69,6 +83,14 @@ chmod -R a+rX "$KIT_BUILD" "$source" "$KIT_INITRAMFS"
 		fi
 	done
 } >"$KIT_WORK/kit-shared.new"
+chmod a+r "$KIT_WORK/kit-shared.new"
 mv "$KIT_WORK/kit-shared.new" "$KIT_WORK/kit-shared"
-chmod a+r "$KIT_WORK/kit-shared"
 note "==> students on this host use it with: export KIT_SHARED=$(realpath "$KIT_WORK")"
+# The folders above it must let others through.
+dir=$(realpath "$KIT_WORK")
+while dir=$(dirname "$dir"); [ "$dir" != / ]; do
+	if [ "$(( $(stat -c %#a "$dir") & 1 ))" -eq 0 ]; then
+		note "warning: other users cannot enter $dir, so not the shared kit either;" \
+			"let them with: chmod o+x $dir, or make share in a folder such as /srv/slubq-kit"
+	fi
+done
