@@ -20,11 +20,13 @@ export KIT_VARIANT := $(or $(VARIANT),$(KIT_VARIANT))
 export KIT_SOURCE := $(or $(TREE),$(KIT_SOURCE))
 export KIT_DOCS_EDITION := $(or $(EDITION),$(KIT_DOCS_EDITION))
 
-.PHONY: help deps build boot gdb lab walkthrough exercise grade delta test bench irqsoff docs share clean
+.PHONY: help deps build boot gdb lab walkthrough excerpts exercise grade delta test bench irqsoff docs share clean
 help:
 	@echo "make deps                install the Debian packages the kit uses"
 	@echo "make lab STAGE=N         build, boot halted under QEMU, attach gdb: the lab"
-	@echo "make walkthrough STAGE=N run the stage's gdb walkthrough and print it"
+	@echo "make walkthrough STAGE=N type every step of lab N's handout for you, print it"
+	@echo "make excerpts STAGE=N    the same, listing each output excerpt that no longer"
+	@echo "                         matches with what was printed instead"
 	@echo "make boot STAGE=N        build and boot to a shell on the serial console"
 	@echo "make gdb STAGE=N         attach gdb to a kernel started with make boot"
 	@echo "make build STAGE=N       build the stage's kernel and the initramfs"
@@ -84,6 +86,9 @@ lab: build
 # The handout's own make lab or make boot builds what it needs.
 walkthrough:
 	@vm/walkthrough.sh "$(STAGE)"
+
+excerpts:
+	@vm/walkthrough.sh --excerpts "$(STAGE)"
 
 exercise:
 	@vm/exercise.sh "$(STAGE)"

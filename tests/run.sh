@@ -616,6 +616,23 @@ handout_excerpt_checked() {
 		{ echo "the first excerpt did not match, or the second did"; return 1; }
 }
 
+# excerpts_refreshed STAGE: make excerpts goes on past a stale excerpt,
+# runs every step, and reports it with what the terminal printed instead.
+# shellcheck disable=SC2016 # $1 and $2 are gdb's values, not the shell's
+excerpts_refreshed() {
+	printf '%s\n' '```host' "make lab STAGE=$1" '```' '```gdb' '(gdb) print 6*7' '```' \
+		'```output' '$1 = 41' '```' '```gdb' '(gdb) print 6*8' '```' \
+		'```output' '$2 = 48' '```' >"$out/handout.md"
+	fails_with "1 excerpt(s) no longer match" vm/handout.py excerpts "$out/handout.md" "$out/handout.log"
+	cat "$out/handout.log.excerpts"
+	grep -qx 'handout.md:8: the excerpt.s line "$1 = 41" was not printed' <(sed 's/^.*handout.md/handout.md/' "$out/handout.log.excerpts") ||
+		{ echo "the stale excerpt is not reported with its line"; return 1; }
+	sed -n '/^--- the terminal printed:$/,$p' "$out/handout.log.excerpts" | grep -x '$1 = 42' >/dev/null ||
+		{ echo "the report does not show what gdb printed instead"; return 1; }
+	grep -qx 'handout steps executed: 3 of 3' "$out/handout.log" || { echo "the run stopped at the stale excerpt"; return 1; }
+	grep -qx 'output excerpts matched: 1 of 2' "$out/handout.log" || { echo "the later excerpt was not matched"; return 1; }
+}
+
 # handout_optimized_out_shown STAGE: a step that prints "<optimized out>"
 # passes when the excerpt after it shows that, as a handout does to show
 # what inlining costs, and only as many times as it shows it.
@@ -1024,6 +1041,8 @@ if [ -z "$only_stage" ] || [ "$only_stage" = "$last" ]; then
 	check "  ... and so does a value printed <optimized out>" \
 		handout_step_fails "$last" 'echo s = <optimized out>\n' "the output says <optimized out>"
 	check "  ... unless the excerpt after the step shows it so" handout_optimized_out_shown "$last"
+	check "make excerpts runs past a stale excerpt and shows what was printed instead" \
+		excerpts_refreshed "$last"
 	check "make boot and make gdb in two terminals: break, type in the guest, detach" \
 		two_terminals "$last" "$(kit_stages | sed -n 1p)"
 	check "make share, then two students at once debug and type lab $last's handout from it, building nothing" \

@@ -11,6 +11,11 @@
                                  console in LOG.console; LOG ends with the
                                  steps not run and "handout steps
                                  executed: N of M"
+  handout.py excerpts README LOG the same, but an output excerpt that no
+                                 longer matches does not stop the run: it
+                                 goes into LOG.excerpts with what the
+                                 terminal printed instead, to refresh the
+                                 handout from (exit status 1 if any)
 
 A step is a line of a fenced code block whose info string says where it
 is typed: ```gdb (lines "(gdb) COMMAND"; a line without the prompt
@@ -160,13 +165,18 @@ def excerpt_pattern(line):
                    for p in parts) + r"\s*"
 
 
+def printed_lines(text):
+    """A terminal's output as the lines an excerpt shows.  gdb's prompts
+    stand before its output, the typed commands are not in it: "(gdb)
+    (gdb) $1 = 0"."""
+    return [re.sub(r"^(\(gdb\) )+", "", l.rstrip("\r")) for l in text.split("\n")]
+
+
 def match_excerpt(excerpt, text):
     """None if the lines of excerpt appear in text in the same order (a
     line "..." stands for any number of lines, and lines must otherwise
     follow each other); else the first line of excerpt that does not."""
-    # gdb's prompts stand before its output, the typed commands are not
-    # in it: "(gdb) (gdb) $1 = 0".
-    lines = [re.sub(r"^(\(gdb\) )+", "", l.rstrip("\r")) for l in text.split("\n")]
+    lines = printed_lines(text)
     want = [(True, None) if l == "..." else (False, re.compile(excerpt_pattern(l)))
             for l in excerpt.split("\n")]
     names = excerpt.split("\n")
@@ -472,8 +482,21 @@ def gdb_step(gdb, step, where, following, scratch):
             gdb.wait_prompts()
 
 
-def run(path, log_path):
+def stale_excerpt(report, where, step, printed, missing):
+    """Write to report an excerpt that no longer matches, and what the
+    terminal printed in its place, addresses marked <0x> already."""
+    lines = [re.sub(r"\b0x[0-9a-f]{8,}\b", "<0x>", l) for l in printed_lines(printed)]
+    report.write(f"{where}: the excerpt's line \"{missing}\" was not printed\n"
+                 "--- the handout shows:\n" + step.text + "\n"
+                 "--- the terminal printed:\n" + "\n".join(lines).strip("\n") + "\n\n")
+
+
+def run(path, log_path, refresh=False):
+    """Type the handout's steps; with refresh, report stale excerpts in
+    log_path.excerpts instead of stopping at the first."""
     steps = parse(path)
+    stale = 0
+    report = Log(log_path + ".excerpts") if refresh else None
     shown = [s for s in steps if s.kind not in ("check", "output")]
     ran = matched = 0
     gdb = guest = None
@@ -495,12 +518,17 @@ def run(path, log_path):
                     raise HandoutError(f"{where}: an output excerpt with nothing before it")
                 if source is gdb:
                     gdb.wait_prompts()
-                missing = match_excerpt(step.text, source.out[since.get(id(source), 0):])
-                if missing is not None:
+                printed = source.out[since.get(id(source), 0):]
+                missing = match_excerpt(step.text, printed)
+                since[id(source)] = len(source.out)
+                if missing is None:
+                    matched += 1
+                elif report is not None:
+                    stale_excerpt(report, where, step, printed, missing)
+                    stale += 1
+                else:
                     raise HandoutError(
                         f"{where}: the handout shows a line that was not printed: {missing}")
-                since[id(source)] = len(source.out)
-                matched += 1
                 continue
             if step.kind == "host":
                 log.line(f"$ {step.text}")
@@ -531,7 +559,10 @@ def run(path, log_path):
                 ran += 1
         if gdb is not None:
             gdb.wait_prompts()
-        status = 0
+        status = 1 if stale else 0
+        if stale:
+            print(f"handout: {stale} excerpt(s) no longer match: {log_path}.excerpts",
+                  file=sys.stderr)
     except HandoutError as e:
         log.line(f"handout: {e}")
         print(f"handout: {e}", file=sys.stderr)
@@ -549,6 +580,8 @@ def run(path, log_path):
     log.line(f"handout steps executed: {ran} of {len(shown)}")
     log.close()
     console.close()
+    if report is not None:
+        report.close()
     if os.path.exists(log_path + ".check"):
         os.remove(log_path + ".check")
     return status
@@ -561,8 +594,8 @@ def main(argv):
                 text = s.text.replace("\n", "; ")
                 print(f"{s.line}\t{s.kind}\t{s.reason or 'run'}\t{text}")
             return 0
-        if len(argv) == 4 and argv[1] == "run":
-            return run(argv[2], argv[3])
+        if len(argv) == 4 and argv[1] in ("run", "excerpts"):
+            return run(argv[2], argv[3], refresh=argv[1] == "excerpts")
     except HandoutError as e:
         print(f"handout: {e}", file=sys.stderr)
         return 1
