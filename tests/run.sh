@@ -616,6 +616,33 @@ handout_excerpt_checked() {
 		{ echo "the first excerpt did not match, or the second did"; return 1; }
 }
 
+# freelist_corruption_reported STAGE (a stock SLUB stage): kit-cpu-slab
+# says so when a free pointer makes the CPU freelist loop, or leave the
+# slab's objects, as the kernel's on_freelist() would, instead of listing
+# objects up to a limit.  gdb writes the free pointer (encoded as the
+# kernel does with CONFIG_SLAB_FREELIST_HARDENED); the guest never runs
+# again.
+# shellcheck disable=SC2016 # gdb's $s and $head, not the shell's
+freelist_corruption_reported() {
+	local write='s = gdb.parse_and_eval("$s"); head = int(gdb.parse_and_eval("$head")); addr = head + int(s["offset"])
+key = int(s["random"]) ^ int.from_bytes(addr.to_bytes(8, "little"), "big") if any(f.name == "random" for f in s.dereference().type.fields()) else 0'
+	printf '%s\n' '```host' "make lab STAGE=${1%%-*}" '```' '```gdb' \
+		'(gdb) break __kmem_cache_alloc_node if $_streq(s->name, "kmalloc-64") && $kit_cpu_freelist(s) != 0' \
+		'(gdb) continue' '(gdb) set $s = s' '(gdb) set $head = (unsigned long)$kit_cpu_freelist(s)' \
+		'(gdb) python' "$write" \
+		'gdb.selected_inferior().write_memory(addr, ((head ^ key) & (2**64 - 1)).to_bytes(8, "little"))' \
+		'end' '(gdb) kit-cpu-slab kmalloc-64' \
+		'(gdb) python' "$write" \
+		'gdb.selected_inferior().write_memory(addr, (((head + 8) ^ key) & (2**64 - 1)).to_bytes(8, "little"))' \
+		'end' '(gdb) kit-cpu-slab kmalloc-64' '```' >"$out/corrupt.md"
+	vm/handout.py run "$out/corrupt.md" "$out/corrupt.log"
+	cat "$out/corrupt.log"
+	grep -qE '^CORRUPTED freelist: 0x[0-9a-f]+ comes again after 1 objects: a cycle$' "$out/corrupt.log" ||
+		{ echo "a freelist whose head points to itself is not reported as a cycle"; return 1; }
+	grep -qE '^CORRUPTED freelist: 0x[0-9a-f]+ is not one of the 64 objects of the slab at 0x[0-9a-f]+$' "$out/corrupt.log" ||
+		{ echo "a free pointer between two objects is not reported"; return 1; }
+}
+
 # excerpts_refreshed STAGE: make excerpts goes on past a stale excerpt,
 # runs every step, and reports it with what the terminal printed instead.
 # shellcheck disable=SC2016 # $1 and $2 are gdb's values, not the shell's
@@ -1043,6 +1070,8 @@ if [ -z "$only_stage" ] || [ "$only_stage" = "$last" ]; then
 	check "  ... unless the excerpt after the step shows it so" handout_optimized_out_shown "$last"
 	check "make excerpts runs past a stale excerpt and shows what was printed instead" \
 		excerpts_refreshed "$last"
+	check "kit-cpu-slab reports a CPU freelist that loops or leaves its slab's objects" \
+		freelist_corruption_reported "$(kit_stages | sed -n 1p)"
 	check "make boot and make gdb in two terminals: break, type in the guest, detach" \
 		two_terminals "$last" "$(kit_stages | sed -n 1p)"
 	check "make share, then two students at once debug and type lab $last's handout from it, building nothing" \

@@ -56,9 +56,9 @@ SLAB_FLAGS = [
 # SLAB_DEBUG_FLAGS with CONFIG_SLUB_DEBUG: what kmem_cache_debug() tests.
 SLAB_DEBUG_FLAGS = 0x00000100 | 0x00000400 | 0x00000800 | 0x00010000 | 0x00200000
 
-# How many free objects a listing follows before it stops (a loop guard
-# against a corrupted freelist, too).
-FREELIST_LIMIT = 4096
+# How many free objects a listing follows before it stops: more than any
+# slab of stock SLUB holds (MAX_OBJS_PER_PAGE, 32767).
+FREELIST_LIMIT = 32768
 
 
 def ulong_type():
@@ -247,14 +247,29 @@ def free_pointer(s, obj):
     return value & 0xFFFFFFFFFFFFFFFF
 
 
-def freelist(s, head):
-    """The objects on the freelist that starts at HEAD, in order."""
-    objects = []
+def freelist(s, head, slab):
+    """The objects on the freelist of SLAB that starts at HEAD, in order,
+    and why the list ended before a NULL (None if it did not): a pointer
+    that is not one of the slab's objects, or an object that comes again
+    (a cycle), which is what the kernel's on_freelist() reports as
+    corruption."""
+    base = slab_address(slab)
+    first, size = first_object(s, base), int(s["size"])
+    nr = int(slab["objects"]) if has_field(slab.dereference().type, "objects") else oo_objects(s)
+    objects, seen = [], set()
     obj = int(head)
-    while obj and len(objects) < FREELIST_LIMIT:
+    while obj:
+        if obj in seen:
+            return objects, "0x%x comes again after %d objects: a cycle" % (obj, len(objects))
+        if not (first <= obj < first + nr * size and (obj - first) % size == 0):
+            return objects, "0x%x is not one of the %d objects of the slab at 0x%x" % (
+                obj, nr, base)
+        if len(objects) == FREELIST_LIMIT:
+            return objects, "more than %d objects" % FREELIST_LIMIT
+        seen.add(obj)
         objects.append(obj)
         obj = free_pointer(s, obj)
-    return objects
+    return objects, None
 
 
 def page_offset():
@@ -523,13 +538,17 @@ Prints the CPU's slab and its lockless freelist, object by object."""
             gdb.write("cpu %d: no cpu slab\n" % cpu)
         else:
             gdb.write("cpu %d: %s\n" % (cpu, describe_slab(slab)))
-        objects = freelist(s, c["freelist"])
+        objects, broken = [], None
+        if int(slab):
+            objects, broken = freelist(s, c["freelist"], slab)
         gdb.write("cpu %d freelist: %d free objects%s\n" % (
             cpu, len(objects), ":" if objects else ""))
         for i, obj in enumerate(objects[:8]):
             gdb.write("  [%d] 0x%x\n" % (i, obj))
         if len(objects) > 8:
             gdb.write("  ... %d more\n" % (len(objects) - 8))
+        if broken:
+            gdb.write("CORRUPTED freelist: %s\n" % broken)
 
 
 class Queue(gdb.Command):
@@ -600,12 +619,18 @@ own freelist and the freelist of the CPU that owns it say."""
         if is_slubq():
             self.show_bitmap(s, slab, base, size, nr)
             return
-        free = set(freelist(s, slab["freelist"]))
+        objects, broken = freelist(s, slab["freelist"], slab)
+        free = set(objects)
+        if broken:
+            gdb.write("CORRUPTED freelist of the slab: %s\n" % broken)
         for cpu in cpus.each_possible_cpu():
             c = per_cpu_ptr(s["cpu_slab"], cpu)
             if int(c["slab"]) == int(slab):
                 gdb.write("the cpu slab of cpu %d\n" % cpu)
-                free |= set(freelist(s, c["freelist"]))
+                objects, broken = freelist(s, c["freelist"], slab)
+                free |= set(objects)
+                if broken:
+                    gdb.write("CORRUPTED freelist of cpu %d: %s\n" % (cpu, broken))
         first = first_object(s, base)
         marks = "".join("F" if first + i * size in free else "U" for i in range(nr))
         gdb.write("objects (F free, U used): %d free of %d\n" % (len(free), nr))
