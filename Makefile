@@ -71,6 +71,7 @@ deps:
 	@vm/deps.sh
 
 build:
+	@vm/deps.sh --quiet
 	@vm/build-kernel.sh "$(STAGE)"
 	@vm/build-initramfs.sh
 

@@ -6,11 +6,15 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 list=${KIT_PACKAGES:-$KIT_ROOT/vm/packages.txt}
+mapfile -t wanted < <(grep -v -e '^#' -e '^$' "$list")
+# One dpkg-query for all: it names each package it knows with its status
+# (and complains on standard error of those it does not).
+installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${wanted[@]}" 2>/dev/null |
+	awk '$2 == "installed" { print $1 }' || true)
 missing=()
-while read -r pkg; do
-	status=$(dpkg-query -W -f='${db:Status-Status}' "$pkg" 2>/dev/null || true)
-	[ "$status" = installed ] || missing+=("$pkg")
-done < <(grep -v -e '^#' -e '^$' "$list")
+for pkg in "${wanted[@]}"; do
+	grep -qxF -- "$pkg" <<<"$installed" || missing+=("$pkg")
+done
 
 if [ "${#missing[@]}" -gt 0 ]; then
 	die "missing packages: ${missing[*]}; run: make deps"

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Install the Debian packages in vm/packages.txt.  Quick when all are there:
-# apt-get only runs for what is missing.
+# deps.sh [--quiet]: install the Debian packages in vm/packages.txt.  Quick
+# when all are there: apt-get only runs for what is missing.  --quiet: say
+# nothing then (make build runs it first, so that a first make lab on a
+# fresh machine installs what it needs).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
 if "$KIT_ROOT/vm/check-deps.sh" 2>/dev/null; then
-	note "all packages the kit needs are installed"
+	[ "${1:-}" = --quiet ] || note "all packages the kit needs are installed"
 	exit 0
 fi
 
