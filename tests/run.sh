@@ -213,6 +213,10 @@ printf '%s\n' '```gdb' '(gdb) break kmem_cache_init' 'continue' '```' >"$out/han
 check "a handout's gdb line without its prompt is refused" \
 	fails_with "handout-prompt.md:3: a gdb line without the prompt (gdb) that continues no command" \
 	vm/handout.py steps "$out/handout-prompt.md"
+printf '%s\n' '```guest' 'cd /tmp # the shell prompts "/tmp # " too' '```' >"$out/handout-guest.md"
+check "a handout's guest step that looks like the shell's prompt is refused" \
+	fails_with "handout-guest.md:2: a guest step with \" # \" after a path" \
+	vm/handout.py steps "$out/handout-guest.md"
 
 printf 'kit-no-such-package\n' >"$out/packages"
 check "a missing package is named with the command that installs it" \

@@ -129,6 +129,10 @@ def parse(path):
                         raise HandoutError(
                             f"{path}:{i + 1}: a gdb line without the prompt "
                             "(gdb) that continues no command")
+                    if kind == "guest" and Guest.PROMPT.search(text):
+                        raise HandoutError(
+                            f"{path}:{i + 1}: a guest step with \" # \" after a path, which "
+                            "would look like the shell's prompt when the guest echoes it")
                     # A shell line ending in a backslash goes on.
                     first = i + 1
                     while kind != "gdb" and text.endswith("\\") and i + 1 < len(lines):
