@@ -606,17 +606,26 @@ handout_step_fails() {
 		{ echo "the failed step is counted as executed"; return 1; }
 }
 
+# stale_excerpt_handout STAGE: a handout of three prints after make lab
+# STAGE, each with its excerpt: the first marks the number (<n>), the second
+# is stale (6*8 is not 41), the third is right.
+# shellcheck disable=SC2016 # $1 to $3 are gdb's values, not the shell's
+stale_excerpt_handout() {
+	printf '%s\n' '```host' "make lab STAGE=$1" '```' \
+		'```gdb' '(gdb) print 6*7' '```' '```output' '$1 = <n>' '```' \
+		'```gdb' '(gdb) print 6*8' '```' '```output' '$2 = 41' '```' \
+		'```gdb' '(gdb) print 6*9' '```' '```output' '$3 = 54' '```' >"$out/handout.md"
+}
+
 # handout_excerpt_checked STAGE: a handout's output excerpt passes when the
 # output has its lines (<n> marks a number) and fails the handout when not.
-# shellcheck disable=SC2016 # $1 and $2 are gdb's values, not the shell's
+# shellcheck disable=SC2016 # $2 is gdb's value, not the shell's
 handout_excerpt_checked() {
-	printf '%s\n' '```host' "make lab STAGE=$1" '```' '```gdb' '(gdb) print 6*7' '```' \
-		'```output' '$1 = <n>' '```' '```gdb' '(gdb) print 6*7' '```' \
-		'```output' '$2 = 41' '```' >"$out/handout.md"
+	stale_excerpt_handout "$1"
 	fails_with 'handout.md:14: the handout shows a line that was not printed: $2 = 41' \
 		vm/handout.py run "$out/handout.md" "$out/handout.log"
 	cat "$out/handout.log"
-	grep -qx 'output excerpts matched: 1 of 2' "$out/handout.log" ||
+	grep -qx 'output excerpts matched: 1 of 3' "$out/handout.log" ||
 		{ echo "the first excerpt did not match, or the second did"; return 1; }
 }
 
@@ -649,19 +658,17 @@ key = int(s["random"]) ^ int.from_bytes(addr.to_bytes(8, "little"), "big") if an
 
 # excerpts_refreshed STAGE: make excerpts goes on past a stale excerpt,
 # runs every step, and reports it with what the terminal printed instead.
-# shellcheck disable=SC2016 # $1 and $2 are gdb's values, not the shell's
+# shellcheck disable=SC2016 # $2 is gdb's value, not the shell's
 excerpts_refreshed() {
-	printf '%s\n' '```host' "make lab STAGE=$1" '```' '```gdb' '(gdb) print 6*7' '```' \
-		'```output' '$1 = 41' '```' '```gdb' '(gdb) print 6*8' '```' \
-		'```output' '$2 = 48' '```' >"$out/handout.md"
+	stale_excerpt_handout "$1"
 	fails_with "1 excerpt(s) no longer match" vm/handout.py excerpts "$out/handout.md" "$out/handout.log"
 	cat "$out/handout.log.excerpts"
-	grep -qx 'handout.md:8: the excerpt.s line "$1 = 41" was not printed' <(sed 's/^.*handout.md/handout.md/' "$out/handout.log.excerpts") ||
+	grep -qx 'handout.md:14: the excerpt.s line "$2 = 41" was not printed' <(sed 's/^.*handout.md/handout.md/' "$out/handout.log.excerpts") ||
 		{ echo "the stale excerpt is not reported with its line"; return 1; }
-	sed -n '/^--- the terminal printed:$/,$p' "$out/handout.log.excerpts" | grep -x '$1 = 42' >/dev/null ||
+	sed -n '/^--- the terminal printed:$/,$p' "$out/handout.log.excerpts" | grep -x '$2 = 48' >/dev/null ||
 		{ echo "the report does not show what gdb printed instead"; return 1; }
-	grep -qx 'handout steps executed: 3 of 3' "$out/handout.log" || { echo "the run stopped at the stale excerpt"; return 1; }
-	grep -qx 'output excerpts matched: 1 of 2' "$out/handout.log" || { echo "the later excerpt was not matched"; return 1; }
+	grep -qx 'handout steps executed: 4 of 4' "$out/handout.log" || { echo "the run stopped at the stale excerpt"; return 1; }
+	grep -qx 'output excerpts matched: 2 of 3' "$out/handout.log" || { echo "the later excerpt was not matched"; return 1; }
 }
 
 # handout_optimized_out_shown STAGE: a step that prints "<optimized out>"
