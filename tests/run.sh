@@ -715,6 +715,45 @@ delta_matches_patches() {
 	done
 }
 
+# delta_files STAGE: the files in which the stage's source differs from the
+# stage's before it.
+delta_files() {
+	vm/series.sh delta "$1" | sed -n 's|^diff --git a/\(.*\) b/.*|\1|p'
+}
+
+# only_c_changed STAGE: whether the stage differs from the one before it
+# in C files only (no header, no Kconfig): then a build of it that starts
+# from the earlier stage's compiles exactly those files.
+only_c_changed() {
+	local files
+	[ "$1" != "$(kit_stages | sed -n 1p)" ] || return 1
+	files=$(delta_files "$1")
+	[ -n "$files" ] && ! grep -qv '\.c$' <<<"$files"
+}
+
+# build_starts_from_copy STAGE: the stage's kernel, built in a new folder,
+# starts from a copy of the stage before it's and compiles exactly the C
+# files in which the two stages differ: the tree switch rewrote no other
+# file, and objtool's rebuild in the copy recompiled nothing.
+build_starts_from_copy() {
+	local stage=$1 prev want got
+	prev=$(kit_stages | grep -B1 -x "$stage" | head -n 1)
+	want=$(delta_files "$stage" | sed 's/\.c$/.o/' | LC_ALL=C sort)
+	vm/build-kernel.sh "$prev"
+	rm -rf "$(realpath "$KIT_BUILD/$stage")"
+	vm/build-kernel.sh "$stage" 2>&1 | tee "$out/build"
+	grep -qF "as a copy of $(realpath "$KIT_BUILD/$prev")" "$out/build" ||
+		{ echo "the build did not start from stage $prev's"; return 1; }
+	# The kernel's objects, not the kit's modules ([M]) or objtool's, and
+	# not the three that every link of 6.1 compiles again (they hold the
+	# build's time and number, and the compressed kernel's size).
+	got=$(sed -n 's/^  CC      \([^/ ][^ ]*\.o\)$/\1/p' "$KIT_LOGS/$stage/build.log" |
+		grep -vx -e init/version-timestamp.o -e arch/x86/boot/version.o \
+			-e arch/x86/boot/compressed/misc.o | LC_ALL=C sort || true)
+	[ "$got" = "$want" ] ||
+		{ printf 'compiled:\n%s\nexpected (what stage %s changes):\n%s\n' "$got" "$stage" "$want"; return 1; }
+}
+
 # The kernel's own style checker, on all the code the kit adds to 6.1.
 checkpatch_clean() {
 	local stage
@@ -970,6 +1009,11 @@ for stage in $(kit_stages); do
 	fi
 	skip=$base_skip pending=("${base_pending[@]}")
 	prerequisite "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
+	if [ -z "${copy_build_checked:-}" ] && only_c_changed "$stage"; then
+		check "stage $stage: a new build folder starts as a copy of the stage before's and compiles only what differs" \
+			build_starts_from_copy "$stage"
+		copy_build_checked=1
+	fi
 	if [ -z "${tree_checks_done:-}" ]; then
 		# KUnit's parser and 6.1's headers come with the tree, unpacked by
 		# the first build.

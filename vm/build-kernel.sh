@@ -63,6 +63,58 @@ for dir in "$KIT_BUILD"/kernel-*; do
 	[[ $used == *" $(basename "$dir") "* ]] || rm -rf "$dir"
 done
 
+# donor_build: the finished build folder a new one starts from: the
+# build of the same variant of the nearest stage before this one, else
+# after it (their sources differ least); for a student's kernel, the
+# stage's own first.
+donor_build() {
+	local -a stages order=()
+	local i here=0 s dir
+	mapfile -t stages < <(kit_stages)
+	for i in "${!stages[@]}"; do
+		[ "${stages[i]}" != "$stage" ] || here=$i
+	done
+	[ "$KIT_SOURCE" != exercise ] || order+=("$here")
+	for ((i = here - 1; i >= 0; i--)); do order+=("$i"); done
+	for ((i = here + 1; i < ${#stages[@]}; i++)); do order+=("$i"); done
+	for i in "${order[@]}"; do
+		s=$KIT_BUILD/${stages[i]}${KIT_VARIANT:++$KIT_VARIANT}
+		[ -L "$s" ] || continue
+		dir=$(realpath "$s")
+		if [ -f "$dir/kit-built" ] && [ "$dir" != "$folder" ]; then
+			printf '%s\n' "$dir"
+			return 0
+		fi
+	done
+}
+
+seed() {
+	local key_file
+	key_file=$(cat "$folder/kit-key" 2>/dev/null || true)
+	rm -rf "$folder"
+	cp -a "$donor" "$folder"
+	touch "$folder/kit-seeding"
+	rm -f "$folder/.config.checked" "$folder/kit-built" "$folder/kit-key"
+	[ -z "$key_file" ] || echo "$key_file" >"$folder/kit-key"
+	# objtool's own build names its folder by absolute path, so the copy
+	# builds it again.  It is the same program, but a newer objtool would
+	# make every object it checked compile again: it gets the donor's time.
+	if [ -x "$donor/tools/objtool/objtool" ]; then
+		kernel_make "$folder" tools/objtool
+		find "$folder/tools/objtool" -newer "$donor/tools/objtool/objtool" \
+			-exec touch -h -r "$donor/tools/objtool/objtool" {} +
+	fi
+	rm "$folder/kit-seeding"
+}
+folder=$(realpath "$out")
+if [ ! -f "$folder/.config" ] || [ -f "$folder/kit-seeding" ]; then
+	donor=$(donor_build)
+	if [ -n "$donor" ]; then
+		step "$KIT_LOGS/$label/seed.log" \
+			"starting $folder as a copy of $donor (only what differs will compile)" seed
+	fi
+fi
+
 "$KIT_ROOT/vm/prepare-stage.sh" "$stage"
 "$KIT_ROOT/vm/configure.sh" "$stage"
 
@@ -123,9 +175,9 @@ source_digest() {
 }
 digest=$(source_digest)
 if [ "$(cat "$out/kit-built" 2>/dev/null)" = "$digest" ] && [ -f "$out/vmlinux" ]; then
-	note "==> the stage $label kernel is built from this source already ($KIT_BUILD/$key)"
+	note "==> the stage $label kernel is built from this source already ($folder)"
 	exit 0
 fi
 rm -f "$out/kit-built"
-step "$KIT_LOGS/$label/build.log" "building the stage $label kernel ($KIT_BUILD/$key)" build
+step "$KIT_LOGS/$label/build.log" "building the stage $label kernel ($folder)" build
 echo "$digest" >"$out/kit-built"

@@ -36,7 +36,62 @@ restore_stage_files() {
 	while IFS= read -r file; do
 		if git -C "$KIT_TREE" cat-file -e "$base:$file" 2>/dev/null; then
 			git -C "$KIT_TREE" show "$base:$file" >"$KIT_TREE/$file.kit-new"
-			mv "$KIT_TREE/$file.kit-new" "$KIT_TREE/$file"
+			# The same content keeps its time (see switch_tree).
+			if cmp -s "$KIT_TREE/$file.kit-new" "$KIT_TREE/$file"; then
+				rm "$KIT_TREE/$file.kit-new"
+			else
+				mv "$KIT_TREE/$file.kit-new" "$KIT_TREE/$file"
+			fi
+		else
+			rm -f "$KIT_TREE/$file"
+		fi
+	done
+}
+
+# switch_tree: make the tree hold the stage's source, writing only the
+# files whose content changes.  make goes by time stamps: a file rewritten
+# with the content it had would recompile everything that includes it in
+# every stage's O= build (percpu.h: nearly all of them), and a build folder
+# started as a copy of another stage's (build-kernel.sh) relies on every
+# file that differs from that stage's being newer than its objects.  The
+# patched files are made in a scratch folder from pristine copies, so that
+# a patch that does not apply leaves the tree as it was.
+switch_tree() {
+	local scratch file
+	local -a patched=()
+	local -A in_patch=()
+	scratch=$(mktemp -d)
+	# shellcheck disable=SC2064 # the folder is known now
+	trap "rm -rf '$scratch'" EXIT
+	if [ -s "$patch" ]; then
+		mapfile -t patched < <(git apply --numstat "$patch" | cut -f3)
+	fi
+	for file in "${patched[@]}"; do
+		in_patch[$file]=1
+		mkdir -p "$scratch/$(dirname "$file")"
+		if git -C "$KIT_TREE" cat-file -e "pristine:$file" 2>/dev/null; then
+			git -C "$KIT_TREE" show "pristine:$file" >"$scratch/$file"
+		fi
+	done
+	"$KIT_ROOT/vm/apply-stage-patch.sh" "$scratch" "$patch"
+	# What may differ: the patch's files, and whatever differs from
+	# pristine in the tree now, tracked or not.
+	{
+		printf '%s\n' "${patched[@]}"
+		git -C "$KIT_TREE" diff --name-only --no-renames pristine
+		git -C "$KIT_TREE" ls-files -o
+	} | LC_ALL=C sort -u | while IFS= read -r file; do
+		if [ -z "$file" ]; then
+			continue
+		elif [ -n "${in_patch[$file]:-}" ]; then
+			if [ ! -e "$scratch/$file" ]; then
+				rm -f "$KIT_TREE/$file"
+			elif ! cmp -s "$scratch/$file" "$KIT_TREE/$file"; then
+				install -D -m 644 "$scratch/$file" "$KIT_TREE/$file"
+			fi
+		elif git -C "$KIT_TREE" cat-file -e "pristine:$file" 2>/dev/null; then
+			# Listed by git diff: it differs from pristine.
+			git -C "$KIT_TREE" checkout -q pristine -- "$file"
 		else
 			rm -f "$KIT_TREE/$file"
 		fi
@@ -45,11 +100,7 @@ restore_stage_files() {
 
 if [ "$have" != "$want" ] && [ -z "$over" ]; then
 	rm -f "$stamp" "$list"
-	# Only the files that differ are rewritten, so each stage's O= build
-	# only recompiles what the switch changed.
-	git -C "$KIT_TREE" reset -q --hard pristine
-	git -C "$KIT_TREE" clean -q -fdx
-	"$KIT_ROOT/vm/apply-stage-patch.sh" "$KIT_TREE" "$patch"
+	switch_tree
 	note "==> source tree holds stage $stage"
 fi
 
