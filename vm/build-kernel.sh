@@ -94,7 +94,7 @@ seed() {
 	rm -rf "$folder"
 	cp -a "$donor" "$folder"
 	touch "$folder/kit-seeding"
-	rm -f "$folder/.config.checked" "$folder/kit-built" "$folder/kit-key"
+	rm -f "$folder/kit-built" "$folder/kit-key"
 	[ -z "$key_file" ] || echo "$key_file" >"$folder/kit-key"
 	# objtool's own build names its folder by absolute path, so the copy
 	# builds it again.  It is the same program, but a newer objtool would

@@ -12,9 +12,15 @@ label=$(stage_label "$stage")
 out=$KIT_BUILD/$label
 mapfile -t fragments < <(stage_fragments "$stage")
 
-# The build folder is named by a digest of the fragments (stage_key), so a
-# checked .config in it is the config of these fragments.
-[ -f "$out/.config.checked" ] && exit 0
+# What the .config is made from: the fragments, and the Kconfig files as
+# the stage's patch leaves them.  .config.checked holds its digest, so that
+# a build folder started as a copy of another stage's (vm/build-kernel.sh)
+# keeps that .config when it would come out the same.
+inputs=$({
+	cat "${fragments[@]}"
+	git --no-optional-locks -C "$KIT_TREE" diff pristine -- ':(glob)**/Kconfig*'
+} | sha256sum | cut -d' ' -f1)
+[ "$(cat "$out/.config.checked" 2>/dev/null)" != "$inputs" ] || exit 0
 
 mkdir -p "$out"
 all=$(mktemp)
@@ -27,4 +33,4 @@ configure() {
 }
 step "$KIT_LOGS/$label/configure.log" "configuring stage $label" configure
 "$KIT_ROOT/vm/check-config.sh" "$out/.config" "${fragments[@]}"
-touch "$out/.config.checked"
+echo "$inputs" >"$out/.config.checked"
