@@ -284,7 +284,7 @@ kasan_catches_use_after_free() {
 	console=$(boot_console "$1" proof kit.torture=inject_use_after_free=1)
 	grep -E '^(BUG: KASAN|proof: FAILED)' "$console" || true
 	grep -q '^BUG: KASAN: use-after-free in slubq_torture' "$console" &&
-		grep -q '^proof: FAILED' "$console"
+		[[ $(verdict "$console" proof) == FAILED:* ]]
 }
 
 # The torture test can fail: it catches an object it did not leave as it was.
@@ -293,7 +293,7 @@ torture_catches_corruption() {
 	console=$(boot_console "$1" torture kit.torture=inject_fault=1)
 	grep -E '^(slubq_)?torture: ' "$console" || true
 	grep -q '^slubq_torture: FAILED: 1 corrupt object' "$console" &&
-		grep -q '^torture: FAILED' "$console"
+		[[ $(verdict "$console" torture) == FAILED:* ]]
 }
 
 # patch_has STAGE REGEX: whether the stage's patch has a line matching

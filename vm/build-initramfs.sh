@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # build-initramfs.sh: pack busybox-static, hackbench (with the shared
-# libraries it loads), the kit's init and its guest scripts into
+# libraries it loads), the kit's init, its guest scripts and their library into
 # $KIT_WORK/initramfs.cpio, an uncompressed newc archive.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -30,6 +30,7 @@ mkdir -p "$root"/{bin,sbin,usr/bin,proc,sys,dev,tmp,kit}
 cp "$busybox" "$root/bin/busybox"
 cp "$KIT_ROOT/vm/guest/init" "$root/init"
 cp -r "$KIT_ROOT/vm/guest/run" "$root/kit/run"
+cp "$KIT_ROOT/vm/guest/lib.sh" "$root/kit/lib.sh"
 cp "$hackbench" "$root/usr/bin/hackbench"
 # The dynamic loader and libraries, at the paths ldd names.
 ldd "$hackbench" | grep -o '/[^ ]*' | while read -r lib; do

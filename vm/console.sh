@@ -14,6 +14,23 @@ boot_console() {
 	echo "$console"
 }
 
+# The guest's side of these lines: vm/guest/init (the ready line) and
+# vm/guest/lib.sh (each script's verdict).
+
+# ready_cpus CONSOLE STAGE: the number of CPUs the guest's ready line gives,
+# if the guest came up as STAGE; status 1, printing nothing, if not.
+ready_cpus() {
+	local cpus
+	cpus=$(sed -n "s/^kit-init: ready: stage $2, .*, \([0-9]*\) CPUs\$/\1/p" "$1" | sed -n 1p)
+	[ -n "$cpus" ] && echo "$cpus"
+}
+
+# verdict CONSOLE SCRIPT: the last verdict of guest script SCRIPT, "passed"
+# or "FAILED: WHY"; status 1, printing nothing, if it gave none.
+verdict() {
+	sed -n -E "s/^$2: (passed|FAILED: .*)\$/\1/p" "$1" | tail -n 1 | grep .
+}
+
 # kunit_passed CONSOLE: the kernel's SLUB KUnit suite ran and passed, as
 # the tree's own KTAP parser (tools/testing/kunit/kunit.py) reads the
 # console: it names a failing case.
@@ -34,18 +51,18 @@ kunit_passed() {
 # module ran, it must have run on every CPU and done the operations it was
 # asked for (ops=, a million by default).
 console_passed() {
-	local console=$1 stage=$2 script=$3 cpus ops asked
+	local console=$1 stage=$2 script=$3 cpus ops asked said
 	grep -E "^kit-init|^$script:|slub_test|slubq_torture" "$console" || true
-	grep -q "^kit-init: ready: stage $stage," "$console" ||
+	cpus=$(ready_cpus "$console" "$stage") ||
 		{ echo "the system did not come up (no ready line)"; return 1; }
 	kunit_passed "$console" || return 1
-	grep -q "^$script: passed" "$console" || { echo "no \"$script: passed\" line"; return 1; }
+	said=$(verdict "$console" "$script") || { echo "no \"$script: passed\" line"; return 1; }
+	[ "$said" = passed ] || { echo "$script: $said"; return 1; }
 	if grep -E '(BUG|WARNING):|^BUG [^ ]+ \(|^FIX |Oops|Kernel panic|Call Trace' "$console"; then
 		echo "the kernel complained: see $console"
 		return 1
 	fi
 	grep -q '^slubq_torture: ' "$console" || return 0
-	cpus=$(sed -n 's/^kit-init: ready: .*, \([0-9]*\) CPUs$/\1/p' "$console")
 	ops=$(sed -n "s/^slubq_torture: passed: \([0-9]*\) operations on $cpus CPUs .*/\1/p" "$console" |
 		head -n 1)
 	asked=$(sed -n 's/^torture: insmod slubq_torture.* ops=\([0-9]*\).*/\1/p' "$console" | head -n 1)

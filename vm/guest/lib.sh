@@ -1,0 +1,63 @@
+# shellcheck shell=dash disable=SC2034 # fits and max are the caller's
+# /kit/lib.sh: what the kit's guest scripts (/kit/run/*) share, sourced
+# first by each: ". /kit/lib.sh".  A script's lines start with its name
+# ("torture: ..."), and a script that checks something ends with its
+# verdict, the line the host reads (vm/console.sh): "NAME: passed", or
+# "NAME: FAILED: WHY" and exit status 1.
+
+kit_name=${0##*/}
+why=''
+
+# say TEXT...: a line of the script's, "NAME: TEXT".
+say() {
+	echo "$kit_name: $*"
+}
+
+# fail WHY...: the verdict will be FAILED, saying WHY after the reasons
+# given before.
+fail() {
+	why="${why:+$why; }$*"
+}
+
+# finish: print the verdict and exit with it.
+finish() {
+	if [ -z "$why" ]; then
+		say passed
+		exit 0
+	fi
+	say "FAILED: $why"
+	exit 1
+}
+
+# kit_arg NAME [DEFAULT]: the value of kit.NAME= on the kernel command
+# line, or DEFAULT.
+kit_arg() {
+	kit_value=${2:-}
+	# shellcheck disable=SC2013 # the command line is words, not lines
+	for kit_word in $(cat /proc/cmdline); do
+		case "$kit_word" in
+		"kit.$1="*) kit_value=${kit_word#kit."$1"=} ;;
+		esac
+	done
+	echo "$kit_value"
+}
+
+# complaints: the kernel's complaints so far, the lines of its log that
+# say BUG, WARNING or Oops; status 1 if there are none.
+complaints() {
+	dmesg | grep -wE 'BUG|WARNING|Oops'
+}
+
+# queue_limits: set fits and max, the longest cpu queue that fits in a
+# per-CPU area and the longest queue, as the kernel said at boot
+# (/kit/run/queue-limits; stages with resizable queues).  On a kernel that
+# did not say, the verdict will be FAILED, and the status is 1.
+queue_limits() {
+	# shellcheck disable=SC2046 # two numbers, or none
+	set -- $(/kit/run/queue-limits)
+	fits=${1:-} max=${2:-}
+	if [ -z "$max" ]; then
+		fail "the kernel did not say how long a queue may be"
+		return 1
+	fi
+}
