@@ -219,6 +219,25 @@ check "a handout's guest step that looks like the shell's prompt is refused" \
 	vm/handout.py steps "$out/handout-guest.md"
 
 printf 'kit-no-such-package\n' >"$out/packages"
+# step_shows_progress: a long step says, while it runs, how long it has run
+# and how many files it has compiled, and ends when its command does: its
+# progress line's sleep (a minute's, off a terminal) must not hold the
+# caller's pipe open past the timeout.
+# shellcheck disable=SC2016 # the inner shell's variables
+step_shows_progress() {
+	local rc=0
+	timeout 20 bash -c '. vm/lib.sh; step_every=1 step_files=9
+		compile() { for i in 1 2 3; do echo "  CC      a$i.o"; sleep 1; done; }
+		{ step "$1" "a planted step" compile; step_every=60 step "$1" "another" sleep 1; } 2>&1 | cat' \
+		_ "$out/step.log" >"$out/step" || rc=$?
+	cat "$out/step"
+	[ "$rc" -eq 0 ] || { echo "the steps did not end within 20 s (exit $rc)"; return 1; }
+	grep -qE '^    0m0[1-3]s, [1-3] files compiled of about 9$' "$out/step" &&
+		[ "$(grep -c '^    done in' "$out/step")" -eq 2 ]
+}
+check "a long step shows its progress, files compiled of about how many, and ends with its command" \
+	step_shows_progress
+
 check "a missing package is named with the command that installs it" \
 	fails_with "missing packages: kit-no-such-package; run: make deps" \
 	env KIT_PACKAGES="$out/packages" vm/check-deps.sh
@@ -715,6 +734,17 @@ delta_matches_patches() {
 	done
 }
 
+# cold_build_size_right STAGE: the objects in the stage's build folder (the
+# kernel's, not objtool's or the kit's modules) are within a tenth of the
+# figure the progress line of a build from nothing counts on.
+cold_build_size_right() {
+	local want got
+	want=$(sed -n 's/^cold_build_files=//p' vm/build-kernel.sh)
+	got=$(find "$(realpath "$KIT_BUILD/$1")" -name '*.o' ! -path '*/tools/*' ! -path '*/kit-modules/*' | wc -l)
+	echo "$got objects; the progress line counts on about $want"
+	[ "$got" -ge $((want * 9 / 10)) ] && [ "$got" -le $((want * 11 / 10)) ]
+}
+
 # delta_files STAGE: the files in which the stage's source differs from the
 # stage's before it.
 delta_files() {
@@ -1023,6 +1053,8 @@ for stage in $(kit_stages); do
 			fails_with "[FAILED] test_two" kunit_passed "$out/kunit-bad"
 		check "the gdb helpers' table of cache flags is 6.1's (include/linux/slab.h)" \
 			python3 tests/check_slab_flags.py "$KIT_TREE" vm/gdb/slubq.py
+		check "a build from nothing compiles about as many files as its progress line says" \
+			cold_build_size_right "$stage"
 		tree_checks_done=1
 	fi
 	# Stages that change nothing boot the kernel of the stage before them:

@@ -195,16 +195,55 @@ run_logged() {
 	set -e
 }
 
+# How often a long step says how far it got: on a terminal a line
+# rewritten every few seconds, elsewhere (a log) a line a minute.  With
+# step_files set, a kernel build's line says of about how many files.
+step_every=${step_every:-}
+step_files=${step_files:-}
+
+# step_progress LOG START: while a step runs, say how long it has run and,
+# for a kernel build, how many files it has compiled (kbuild's CC and AS
+# lines in LOG).
+step_progress() {
+	local log=$1 start=$2 every=${step_every:-60} files line nap=''
+	[ ! -t 2 ] || every=${step_every:-3}
+	# Its sleep must end with it: it would hold the build lock (fd 9) and
+	# the caller's pipes open.
+	trap 'kill "$nap" 2>/dev/null; exit 0' TERM
+	while :; do
+		sleep "$every" &
+		nap=$!
+		wait "$nap"
+		files=$(grep -c '^  \(CC\|AS\) ' "$log" 2>/dev/null || true)
+		line="    $(elapsed $((SECONDS - start)))"
+		if [ "${files:-0}" -gt 0 ]; then
+			line+=", $files files compiled${step_files:+ of about $step_files}"
+		fi
+		if [ -t 2 ]; then
+			printf '\r%s\033[K' "$line" >&2
+		else
+			printf '%s\n' "$line" >&2
+		fi
+	done
+}
+
 # step LOG DESCRIPTION COMMAND...: run COMMAND with its output in LOG, and
-# show one line when it starts and one when it ends, with the elapsed time.
+# show one line when it starts and one when it ends, with the elapsed time,
+# and how far it got while it runs (step_progress).
 step() {
-	local log=$1 what=$2 start rc
+	local log=$1 what=$2 start rc ticker
 	shift 2
 	mkdir -p "$(dirname "$log")"
 	printf '==> %s (log: %s)\n' "$what" "$log" >&2
 	start=$SECONDS
+	: >"$log"
+	step_progress "$log" "$start" &
+	ticker=$!
 	run_logged "$log" "$@"
 	rc=$run_status
+	kill "$ticker" 2>/dev/null || true
+	wait "$ticker" 2>/dev/null || true
+	[ ! -t 2 ] || printf '\r\033[K' >&2
 	if [ "$rc" -eq 0 ]; then
 		printf '    done in %s\n' "$(elapsed $((SECONDS - start)))" >&2
 	else
