@@ -315,11 +315,29 @@ torture_catches_corruption() {
 		[[ $(verdict "$console" torture) == FAILED:* ]]
 }
 
-# patch_has STAGE REGEX: whether the stage's patch has a line matching
-# REGEX: what tells the SLUB+Q stages (retrieve_objects), those with
-# resizable queues (resize_cpu_queue) and those without the objects limit.
-patch_has() {
-	grep -qE -- "$2" "stages/$1/stage.patch"
+# features_match_patches: each stage's features (stage_has) are what its
+# patch shows: SLUB+Q's retrieve_objects(), resize_cpu_queue(), and the
+# end of MAX_OBJS_PER_PAGE; no other word is listed.
+features_match_patches() {
+	local stage feature evidence rc=0
+	local -A shows=([cpu-queues]=retrieve_objects [resizable-queues]=resize_cpu_queue
+		[big-slabs]='^-#define MAX_OBJS_PER_PAGE')
+	for stage in $(kit_stages); do
+		[ -f "stages/$stage/features" ] || { echo "$stage: no stages/$stage/features"; rc=1; continue; }
+		while IFS= read -r feature; do
+			[ -n "${shows[$feature]:-}" ] || { echo "$stage: unknown feature '$feature'"; rc=1; }
+		done <"stages/$stage/features"
+		for feature in "${!shows[@]}"; do
+			evidence=no
+			if grep -qE -- "${shows[$feature]}" "stages/$stage/stage.patch"; then evidence=yes; fi
+			if stage_has "$stage" "$feature"; then
+				[ "$evidence" = yes ] || { echo "$stage lists $feature; its patch does not show it"; rc=1; }
+			else
+				[ "$evidence" = no ] || { echo "$stage does not list $feature; its patch shows it"; rc=1; }
+			fi
+		done
+	done
+	return "$rc"
 }
 
 # The options that need free pointers inside objects cannot be turned on.
@@ -794,6 +812,7 @@ checkpatch_clean() {
 	done
 }
 
+check "each stage's features (stages/*/features) are what its patch shows" features_match_patches
 check "the series survives import and export byte for byte" series_round_trip
 check "make delta is empty exactly for the stages that change nothing" delta_matches_patches
 check "scripts/checkpatch.pl is clean on every stage patch" checkpatch_clean
@@ -1031,7 +1050,7 @@ last=$(kit_stages | tail -n 1)
 page_modes=$(page_mode_stages)
 for stage in $(kit_stages); do
 	# What this stage's checks look back at: the earlier SLUB+Q stages.
-	if patch_has "$stage" retrieve_objects; then
+	if stage_has "$stage" cpu-queues; then
 		slubq_stages+=("$stage")
 	fi
 	if [ -n "$only_stage" ] && [ "$stage" != "$only_stage" ]; then
@@ -1068,7 +1087,7 @@ for stage in $(kit_stages); do
 		check "stage $stage: boots with percpu_alloc=page, its first chunk whole pages, its dynamic area the floor" \
 			page_first_chunk "$stage"
 	fi
-	if patch_has "$stage" retrieve_objects; then
+	if stage_has "$stage" cpu-queues; then
 		check "stage $stage: the allocator compiles for 32-bit x86 (i386), warnings as errors" \
 			vm/compile-i386.sh "$stage"
 		# What the handouts of this and the earlier SLUB+Q stages break on.
@@ -1100,7 +1119,7 @@ for stage in $(kit_stages); do
 			boot_run "$stage" validate slub_debug=FZPU
 		check "stage $stage: memcg, CPU hotplug, KFENCE, init_on_alloc/free keep working; slabinfo adds up" \
 			boot_run "$stage" features "init_on_alloc=1 init_on_free=1 kfence.sample_interval=10"
-		if patch_has "$stage" resize_cpu_queue; then
+		if stage_has "$stage" resizable-queues; then
 			check "stage $stage: cpu_queue_size and cpu_batch_size take good values, refuse bad ones" \
 				boot_run "$stage" queue-sizes
 			# The torture module's run on every CPU, with queues resized.
@@ -1109,7 +1128,7 @@ for stage in $(kit_stages); do
 		else
 			check "stage $stage: the torture module passes on every CPU" boot_run "$stage" torture
 		fi
-		if patch_has "$stage" '^-#define MAX_OBJS_PER_PAGE'; then
+		if stage_has "$stage" big-slabs; then
 			check "stage $stage: slabs of more than 32767 objects (slub_min_order=7) pass the torture test" \
 				boot_run "$stage" big-slabs slub_min_order=7
 		fi

@@ -90,6 +90,17 @@ stage_fragments() {
 	done
 }
 
+# stage_has STAGE FEATURE: whether the stage's allocator has FEATURE, a
+# word of stages/STAGE/features, a word a line (make test checks each
+# against the stage's patch; a stage of stock SLUB lists none):
+#   cpu-queues        SLUB+Q's per-CPU queues of object pointers and its
+#                     slabs' free-object bitmaps
+#   resizable-queues  cpu_queue_size and cpu_batch_size can be written
+#   big-slabs         no limit of 32767 objects per slab
+stage_has() {
+	grep -qx -- "$2" "$KIT_ROOT/stages/$1/features"
+}
+
 # KIT_SOURCE (make's TREE=) says whose source a kernel is built from: the
 # stage's own (empty, the default), or "exercise", the student's tree of
 # that lab (vm/exercise.sh), built from the kit's tree with the files the
