@@ -315,6 +315,50 @@ torture_catches_corruption() {
 		[[ $(verdict "$console" torture) == FAILED:* ]]
 }
 
+# helpers_load STAGE: the gdb helpers load on the stage's vmlinux with the
+# kernel's own gdb scripts (as make gdb loads them), and each helper runs
+# once.  No kernel runs: a helper may find no registers or memory there,
+# or say what it cannot do on that stage, but any other Python exception
+# (a field the stage's types lack, say) is a bug of the helper.
+# shellcheck disable=SC2016 # gdb's $-functions, not the shell's
+helpers_load() {
+	local dir name obj=0xffff888000100000 s='kmalloc_caches[0][6]'
+	local -a args=()
+	local -A use=(
+		[kit_per_cpu_ptr]="print \$kit_per_cpu_ptr($s->cpu_slab, 0)"
+		[kit_cpu]='print $kit_cpu()'
+		[kit_cpu_freelist]="print \$kit_cpu_freelist($s, 0)"
+		[kit_cpu_slab]="print \$kit_cpu_slab($s, 0)"
+		[kit_nr_caches]='print $kit_nr_caches()'
+		[kit_cache]='print $kit_cache("kmalloc-64")'
+		[kit_virt_to_slab]="print \$kit_virt_to_slab($obj)"
+		[kit_slab_cache]="print \$kit_slab_cache($obj)"
+		[kit_free_pointer]="print \$kit_free_pointer($s, $obj)"
+		[kit_queue_len]="print \$kit_queue_len($s, 0)"
+		[kit_object_free]="print \$kit_object_free($obj)"
+		[kit_slab_available]='print $kit_slab_available((struct slab *)0xffffea0000004000)'
+		[kit_cache_debug]="print \$kit_cache_debug($s)"
+		[kit-cache-flags]='kit-cache-flags kmalloc-64'
+		[kit-caches]='kit-caches'
+		[kit-cpu-slab]='kit-cpu-slab kmalloc-64'
+		[kit-queue]='kit-queue kmalloc-64'
+		[kit-slab]="kit-slab $obj"
+	)
+	while IFS= read -r name; do
+		[ -n "${use[$name]:-}" ] || { echo "helpers_load does not run $name: add it"; return 1; }
+		args+=(-ex "echo == $name\n" -ex "${use[$name]}")
+	done < <(sed -n 's/.*super().__init__("\(kit[-_][a-z_-]*\)".*/\1/p' vm/gdb/slubq.py)
+	dir=$(realpath "$KIT_BUILD/$1")
+	(cd "$dir" && gdb -q -nx -batch -iex "add-auto-load-safe-path $dir" \
+		-ex "python import sys; sys.path.insert(0, '$KIT_ROOT/vm/gdb'); import slubq" \
+		"${args[@]}" vmlinux) >"$out/helpers" 2>&1 || true
+	cat "$out/helpers"
+	[ "$(grep -c '^== ' "$out/helpers")" -eq "${#use[@]}" ] || { echo "not every helper ran"; return 1; }
+	! grep -E '^Traceback|Undefined command|Invalid data type' "$out/helpers" &&
+		! grep -P "^Python Exception <class '(?!gdb\.MemoryError'|gdb\.error'>: No registers\.$)" \
+			"$out/helpers"
+}
+
 # features_match_patches: each stage's features (stage_has) are what its
 # patch shows: SLUB+Q's retrieve_objects(), resize_cpu_queue(), and the
 # end of MAX_OBJS_PER_PAGE; no other word is listed.
@@ -1081,6 +1125,7 @@ for stage in $(kit_stages); do
 	key=$(stage_key "$stage")
 	if [[ $smoked != *" $key "* ]]; then
 		check "stage $stage: boots to the ready line and passes the smoke test" boot_run "$stage" smoke
+		check "stage $stage: the gdb helpers load on its vmlinux and each runs once" helpers_load "$stage"
 		smoked+="$key "
 	fi
 	if grep -qx "$((10#${stage%%-*}))" <<<"$page_modes"; then

@@ -399,6 +399,10 @@ cache S, as stock SLUB's get_freepointer() reads it."""
         super().__init__("kit_free_pointer")
 
     def invoke(self, s, obj):
+        if is_slubq():
+            raise gdb.GdbError(
+                "$kit_free_pointer: SLUB+Q keeps no free pointer in objects; "
+                "a slab's bitmap says which are free ($kit_object_free)")
         value = free_pointer(s, int(obj.cast(ulong_type())))
         return gdb.Value(value).cast(gdb.lookup_type("void").pointer())
 
