@@ -343,11 +343,12 @@ helpers_load() {
 		[kit-cpu-slab]='kit-cpu-slab kmalloc-64'
 		[kit-queue]='kit-queue kmalloc-64'
 		[kit-slab]="kit-slab $obj"
+		[kit]='kit'
 	)
 	while IFS= read -r name; do
 		[ -n "${use[$name]:-}" ] || { echo "helpers_load does not run $name: add it"; return 1; }
 		args+=(-ex "echo == $name\n" -ex "${use[$name]}")
-	done < <(sed -n 's/.*super().__init__("\(kit[-_][a-z_-]*\)".*/\1/p' vm/gdb/slubq.py)
+	done < <(sed -n 's/^    name = "\(kit[-_a-z]*\)"$/\1/p' vm/gdb/slubq.py)
 	dir=$(realpath "$KIT_BUILD/$1")
 	(cd "$dir" && gdb -q -nx -batch -iex "add-auto-load-safe-path $dir" \
 		-ex "python import sys; sys.path.insert(0, '$KIT_ROOT/vm/gdb'); import slubq" \

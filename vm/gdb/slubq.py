@@ -126,8 +126,10 @@ $kit_per_cpu_ptr(PTR [, CPU]): PTR is a __percpu pointer such as
 s->cpu_slab; CPU defaults to the CPU gdb has selected.  Example:
   print *$kit_per_cpu_ptr($kit_cache("kmalloc-64")->cpu_slab, 1)"""
 
+    name = "kit_per_cpu_ptr"
+
     def __init__(self):
-        super().__init__("kit_per_cpu_ptr")
+        super().__init__(self.name)
 
     def invoke(self, ptr, cpu=-1):
         return per_cpu_ptr(ptr, int(cpu))
@@ -158,8 +160,10 @@ class Cpu(gdb.Function):
 
 $kit_cpu(): QEMU shows each virtual CPU as a thread; CPU n is thread n+1."""
 
+    name = "kit_cpu"
+
     def __init__(self):
-        super().__init__("kit_cpu")
+        super().__init__(self.name)
 
     def invoke(self):
         return cpus.get_current_cpu()
@@ -174,8 +178,10 @@ but usable on the right of && in a breakpoint condition: gdb evaluates that
 side without calling Python when the left side is false, and a member of
 the placeholder it gets would be an error."""
 
+    name = "kit_cpu_freelist"
+
     def __init__(self):
-        super().__init__("kit_cpu_freelist")
+        super().__init__(self.name)
 
     def invoke(self, s, cpu=-1):
         return per_cpu_ptr(s["cpu_slab"], int(cpu))["freelist"]
@@ -186,8 +192,10 @@ class CpuSlabOf(gdb.Function):
 
 $kit_cpu_slab(S [, CPU]): as $kit_cpu_freelist, for c->slab."""
 
+    name = "kit_cpu_slab"
+
     def __init__(self):
-        super().__init__("kit_cpu_slab")
+        super().__init__(self.name)
 
     def invoke(self, s, cpu=-1):
         return per_cpu_ptr(s["cpu_slab"], int(cpu))["slab"]
@@ -198,8 +206,10 @@ class NrCaches(gdb.Function):
 
 $kit_nr_caches(): each has its own struct kmem_cache_cpu on every CPU."""
 
+    name = "kit_nr_caches"
+
     def __init__(self):
-        super().__init__("kit_nr_caches")
+        super().__init__(self.name)
 
     def invoke(self):
         return sum(1 for _ in caches())
@@ -210,8 +220,10 @@ class Cache(gdb.Function):
 
 $kit_cache(NAME): for example print $kit_cache("kmalloc-64")->size"""
 
+    name = "kit_cache"
+
     def __init__(self):
-        super().__init__("kit_cache")
+        super().__init__(self.name)
 
     def invoke(self, name):
         return find_cache(name.string())
@@ -369,8 +381,10 @@ class VirtToSlab(gdb.Function):
 $kit_virt_to_slab(ADDR): for example, in a breakpoint condition,
   $kit_virt_to_slab(x) == $kit_per_cpu_ptr(s->cpu_slab)->slab"""
 
+    name = "kit_virt_to_slab"
+
     def __init__(self):
-        super().__init__("kit_virt_to_slab")
+        super().__init__(self.name)
 
     def invoke(self, addr):
         return virt_to_slab(int(addr.cast(ulong_type())))
@@ -382,8 +396,10 @@ class SlabCache(gdb.Function):
 $kit_slab_cache(ADDR): $kit_virt_to_slab(ADDR)->slab_cache, usable on the
 right of && in a condition (see $kit_cpu_freelist)."""
 
+    name = "kit_slab_cache"
+
     def __init__(self):
-        super().__init__("kit_slab_cache")
+        super().__init__(self.name)
 
     def invoke(self, addr):
         return virt_to_slab(int(addr.cast(ulong_type())))["slab_cache"]
@@ -395,8 +411,10 @@ class FreePointer(gdb.Function):
 $kit_free_pointer(S, OBJ): the next object on the freelist after OBJ in
 cache S, as stock SLUB's get_freepointer() reads it."""
 
+    name = "kit_free_pointer"
+
     def __init__(self):
-        super().__init__("kit_free_pointer")
+        super().__init__(self.name)
 
     def invoke(self, s, obj):
         if is_slubq():
@@ -414,8 +432,10 @@ $kit_queue_len(S [, CPU]): S is a struct kmem_cache *; CPU defaults to the
 one gdb has selected.  Usable on the right of && in a breakpoint condition
 (see $kit_cpu_freelist)."""
 
+    name = "kit_queue_len"
+
     def __init__(self):
-        super().__init__("kit_queue_len")
+        super().__init__(self.name)
 
     def invoke(self, s, cpu=-1):
         return per_cpu_ptr(s["cpu_slab"], int(cpu))["objects"]
@@ -427,8 +447,10 @@ class ObjectFree(gdb.Function):
 $kit_object_free(ADDR): 1 when the slab holding ADDR records the object as
 free, 0 when it counts as allocated (in use, or waiting in a CPU queue)."""
 
+    name = "kit_object_free"
+
     def __init__(self):
-        super().__init__("kit_object_free")
+        super().__init__(self.name)
 
     def invoke(self, addr):
         addr = int(addr.cast(ulong_type()))
@@ -444,8 +466,10 @@ class SlabAvailable(gdb.Function):
 $kit_slab_available(SLAB): SLAB is a struct slab *; what the kernel's
 available() computes."""
 
+    name = "kit_slab_available"
+
     def __init__(self):
-        super().__init__("kit_slab_available")
+        super().__init__(self.name)
 
     def invoke(self, slab):
         bits, _ = slab_map(slab)
@@ -467,8 +491,10 @@ $kit_cache_debug(S): S->flags & SLAB_DEBUG_FLAGS, non-zero when any of
 slub_debug's F, Z, P, U or T is on for cache S.  kmem_cache_debug() is an
 inline function: gdb cannot call it."""
 
+    name = "kit_cache_debug"
+
     def __init__(self):
-        super().__init__("kit_cache_debug")
+        super().__init__(self.name)
 
     def invoke(self, s):
         return int(s["flags"]) & SLAB_DEBUG_FLAGS
@@ -479,8 +505,10 @@ class CacheFlags(gdb.Command):
 
 kit-cache-flags CACHE: CACHE is a name or a struct kmem_cache * expression."""
 
+    name = "kit-cache-flags"
+
     def __init__(self):
-        super().__init__("kit-cache-flags", gdb.COMMAND_DATA)
+        super().__init__(self.name, gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
         s = find_cache(arg)
@@ -496,8 +524,10 @@ class Caches(gdb.Command):
 
 kit-caches [SUBSTRING]: only the caches whose name contains SUBSTRING."""
 
+    name = "kit-caches"
+
     def __init__(self):
-        super().__init__("kit-caches", gdb.COMMAND_DATA)
+        super().__init__(self.name, gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
         # object_size is what the cache's users asked for; size, the slot
@@ -518,8 +548,10 @@ kit-cpu-slab CACHE [CPU]: CACHE is a name (kmalloc-64) or an expression
 for a struct kmem_cache *; CPU defaults to the one gdb has selected.
 Prints the CPU's slab and its lockless freelist, object by object."""
 
+    name = "kit-cpu-slab"
+
     def __init__(self):
-        super().__init__("kit-cpu-slab", gdb.COMMAND_DATA)
+        super().__init__(self.name, gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
         argv = gdb.string_to_argv(arg)
@@ -562,8 +594,10 @@ kit-queue CACHE [CPU]: CACHE is a name (kmalloc-64) or an expression for a
 struct kmem_cache *.  For every CPU (or only CPU), how many objects wait in
 the queue, of how many it holds, and the last ones, which go out first."""
 
+    name = "kit-queue"
+
     def __init__(self):
-        super().__init__("kit-queue", gdb.COMMAND_DATA)
+        super().__init__(self.name, gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
         argv = gdb.string_to_argv(arg)
@@ -596,8 +630,10 @@ struct slab * (or struct page *) expression.  Prints
 one letter per object, F for free and U for used, as far as the slab's
 own freelist and the freelist of the CPU that owns it say."""
 
+    name = "kit-slab"
+
     def __init__(self):
-        super().__init__("kit-slab", gdb.COMMAND_DATA)
+        super().__init__(self.name, gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
         if not arg.strip():
@@ -669,21 +705,28 @@ own freelist and the freelist of the CPU that owns it say."""
             gdb.write("  %4d: %s\n" % (i, marks[i:i + 64]))
 
 
-PerCpuPtr()
-Cpu()
-NrCaches()
-CpuFreelist()
-CpuSlabOf()
-Cache()
-VirtToSlab()
-SlabCache()
-FreePointer()
-CacheDebug()
-CacheFlags()
-Caches()
-CpuSlab()
-QueueLength()
-ObjectFree()
-SlabAvailable()
-Queue()
-Slab()
+class Kit(gdb.Command):
+    """List the kit's gdb helpers, each with the first line of its help.
+
+kit: the commands (help kit-NAME says more) and the convenience functions
+(help function kit_NAME says more) that vm/gdb/slubq.py adds."""
+
+    name = "kit"
+
+    def __init__(self, helpers):
+        super().__init__(self.name, gdb.COMMAND_USER)
+        self.helpers = helpers
+
+    def invoke(self, arg, from_tty):
+        for helper in self.helpers:
+            name = helper.name
+            if isinstance(helper, gdb.Function):
+                name = "$%s()" % name
+            summary = (type(helper).__doc__ or "").strip().splitlines()[0]
+            gdb.write("%-22s %s\n" % (name, summary))
+
+
+Kit([helper() for helper in (
+    Caches, CacheFlags, CpuSlab, Queue, Slab,
+    Cache, NrCaches, Cpu, PerCpuPtr, CpuSlabOf, CpuFreelist, QueueLength,
+    VirtToSlab, SlabCache, FreePointer, ObjectFree, SlabAvailable, CacheDebug)])
