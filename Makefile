@@ -73,7 +73,7 @@ deps:
 build:
 	@vm/deps.sh --quiet
 	@vm/build-kernel.sh "$(STAGE)"
-	@vm/build-initramfs.sh
+	@vm/initramfs.sh "$(STAGE)" >/dev/null
 
 boot: build
 	@vm/qemu.sh "$(STAGE)"

@@ -666,9 +666,33 @@ shared_class() {
 		fi
 	done
 	changed=$(find "$KIT_WORK/build" "$KIT_WORK/build/$(readlink "$KIT_BUILD/$stage")/" \
-		"$KIT_WORK/source" "$KIT_INITRAMFS" "$KIT_WORK/kit-shared" "$KIT_TREE/scripts/gdb" \
+		"$KIT_WORK/source" "$KIT_WORK/kit-shared" "$KIT_TREE/scripts/gdb" \
 		-maxdepth 1 -newer "$out/shared.stamp" -print -quit)
 	[ -z "$changed" ] || { echo "a student changed the shared kit: $changed"; return 1; }
+}
+
+# initramfs_holds STAGE: the stage's initramfs (vm/initramfs.sh) holds a
+# /dev/console for init, init, every guest script and their library, the
+# kit's modules and the stage's slabinfo, all root's, made without root.
+initramfs_holds() {
+	local archive want
+	archive=$(vm/initramfs.sh "$1")
+	echo "$archive"
+	cpio -itv --quiet <"$archive" >"$out/cpio" 2>&1
+	grep -E 'console|init$|kit/|modules/kit/|slabinfo' "$out/cpio"
+	grep -qE '^crw------- +1 root +root +5, +1 .* dev/console$' "$out/cpio" ||
+		{ echo "no /dev/console, a character device 5,1 of root's"; return 1; }
+	local -a wants=(init kit/lib.sh usr/bin/slabinfo usr/bin/hackbench bin/busybox)
+	for want in vm/guest/run/*; do wants+=("kit/run/${want##*/}"); done
+	for want in vm/modules/*/Kbuild; do
+		want=${want%/Kbuild}
+		wants+=("lib/modules/kit/${want##*/}.ko")
+	done
+	for want in "${wants[@]}"; do
+		grep -qE " $want\$" "$out/cpio" || { echo "no $want"; return 1; }
+	done
+	! grep -vE '^[-dc]r[-w][-x][-r][-w-][-x][-r][-w-][-x] +[0-9]+ root +root ' "$out/cpio" ||
+		{ echo "an entry above is not root's"; return 1; }
 }
 
 # QEMU that exits at once (here: an accelerator it does not know) is
@@ -1087,7 +1111,6 @@ graded_lab_checks() {
 
 # --- The checks of each stage, and of the last -------------------------
 in_scope=1
-prerequisite "the initramfs builds" vm/build-initramfs.sh
 base_skip=$skip base_pending=("${pending[@]}")
 smoked=' '
 slubq_stages=()
@@ -1214,6 +1237,8 @@ for stage in $(kit_stages); do
 	fi
 done
 if [ -z "$only_stage" ] || [ "$only_stage" = "$last" ]; then
+	check "the initramfs holds /dev/console, init, the guest scripts and the stage's modules, all root's" \
+		initramfs_holds "$last"
 	check "make lab: gdb prompt with QEMU halted at the first instruction" lab_reaches_prompt "$last"
 	check "a gdb port in use is reported" port_in_use "$last"
 	check "QEMU that does not start is reported with its error" qemu_failure_reported "$last"

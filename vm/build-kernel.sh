@@ -118,15 +118,14 @@ fi
 "$KIT_ROOT/vm/prepare-stage.sh" "$stage"
 "$KIT_ROOT/vm/configure.sh" "$stage"
 
-# The stage's part of the initramfs, stage.cpio, a newc archive that
-# vm/qemu.sh appends to the kit's: the kit's own modules (vm/modules/NAME,
-# each with a Kbuild) as /lib/modules/kit/NAME.ko, built out of tree
-# against the stage's kernel in a copy under the build folder (the
-# repository stays clean), and the kernel's slabinfo tool as
+# The stage's files in its initramfs (vm/initramfs.sh packs them), in
+# OUT/guest at their paths in the guest: the kit's own modules
+# (vm/modules/NAME, each with a Kbuild) as /lib/modules/kit/NAME.ko, built
+# out of tree against the stage's kernel in a copy under the build folder
+# (the repository stays clean), and the kernel's slabinfo tool as
 # /usr/bin/slabinfo, built statically from the stage's tools/vm/slabinfo.c.
-stage_archive() {
-	local dir name root
-	root=$out/stage.root
+guest_files() {
+	local dir name root=$out/guest
 	rm -rf "$root"
 	mkdir -p "$root/lib/modules/kit" "$root/usr/bin"
 	for dir in "$KIT_ROOT"/vm/modules/*/; do
@@ -141,25 +140,22 @@ stage_archive() {
 	done
 	gcc -O2 -static -o "$root/usr/bin/slabinfo" "$KIT_TREE/tools/vm/slabinfo.c"
 	chmod -R u=rwX,go=rX "$root"
-	(cd "$root" && find lib usr | LC_ALL=C sort | cpio -o -H newc --quiet -R 0:0) \
-		>"$out/stage.cpio.new"
-	mv "$out/stage.cpio.new" "$out/stage.cpio"
-	rm -rf "$root"
 }
 
 build() {
 	kernel_make "$out" -j"$(nproc)" bzImage scripts_gdb
 	if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
 		kernel_make "$out" -j"$(nproc)" modules
-		stage_archive
+		guest_files
 	else
-		rm -f "$out/stage.cpio"
+		rm -rf "$out/guest"
 	fi
 }
 # source_digest: what the build is made from: the tree's commit, its
 # changes over it (the stage's patch, a student's files, anyone's edits),
-# its untracked files, the configuration, and the kit's modules.  A build
-# folder that was built from the same has nothing to do: the kernel's own
+# its untracked files, the configuration, the kit's modules, and how they
+# are built.  A build folder that was built from the same has nothing to
+# do: the kernel's own
 # make would only find that out after a quarter of a minute.  Read-only git
 # (no index refresh written).
 source_digest() {
@@ -171,6 +167,8 @@ source_digest() {
 		(cd "$KIT_TREE" && git --no-optional-locks ls-files -o -z | xargs -0 -r sha256sum --)
 		cat "$out/.config"
 		(cd "$KIT_ROOT" && find vm/modules -type f | LC_ALL=C sort | xargs sha256sum --)
+		# How the folder is built, which a kit update may change.
+		declare -f build guest_files
 	} | sha256sum | cut -d' ' -f1
 }
 digest=$(source_digest)

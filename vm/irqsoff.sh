@@ -16,7 +16,6 @@ export KIT_VARIANT=irqsoff
 stages=("$@")
 [ ${#stages[@]} -gt 0 ] || stages=(08 "$(kit_stages | tail -n 1)")
 
-"$KIT_ROOT/vm/build-initramfs.sh" >/dev/null
 for spec in "${stages[@]}"; do
 	stage=$(stage_resolve "$spec")
 	log=$KIT_LOGS/$(stage_label "$stage")/irqsoff.log

@@ -113,12 +113,9 @@ esac
 # Where make exercise puts the students' trees, one per lab.
 KIT_EXERCISES=${KIT_EXERCISES:-$KIT_WORK/exercises}
 
-# The kit's initramfs, which every stage boots with.
-KIT_INITRAMFS=$KIT_WORK/initramfs.cpio
-
 # KIT_SHARED names a class's shared kit: a work directory in which an
 # instructor built every stage (make share), for the students on the same
-# host.  The stages' kernels, their sources and the initramfs are then read
+# host.  The stages' kernels and their sources are then read
 # from there and never built; logs, answers and a student's own kernels
 # (TREE=exercise, a VARIANT, built in KIT_WORK) stay the student's.
 KIT_SHARED=${KIT_SHARED:-}
@@ -132,7 +129,6 @@ if [ -n "$KIT_SHARED" ]; then
 		die "KIT_SHARED and KIT_WORK are the same folder, $KIT_WORK; a student's KIT_WORK is their own"
 	if [ -z "$KIT_SOURCE" ] && [ -z "$KIT_VARIANT" ]; then
 		KIT_BUILD=$KIT_SHARED/build
-		KIT_INITRAMFS=$KIT_SHARED/initramfs.cpio
 	fi
 fi
 

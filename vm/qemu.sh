@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # qemu.sh [--halted] [--run SCRIPT] [--append ARGS] STAGE
-# Boot the stage's kernel with the kit's initramfs (and the stage's kit
-# modules, in /lib/modules/kit) under QEMU, serial console on standard
-# input and output, gdb stub on the user's port.
+# Boot the stage's kernel with its initramfs (vm/initramfs.sh) under QEMU,
+# serial console on standard input and output, gdb stub on the user's port.
 #   --halted       stop at the first instruction until gdb says continue
 #   --run SCRIPT   have the guest's init run /kit/run/SCRIPT, then power off
 #   --append ARGS  more kernel command line (for example slub_debug=FZPU)
@@ -27,27 +26,7 @@ done
 stage=$(stage_resolve "${1:-}")
 out=$KIT_BUILD/$(stage_label "$stage")
 [ -f "$out/arch/x86/boot/bzImage" ] || die "stage $stage is not built; run: make build STAGE=$stage"
-initramfs=$KIT_INITRAMFS
-[ -f "$initramfs" ] || die "no initramfs at $initramfs; run: vm/build-initramfs.sh"
-# The stage's modules (/lib/modules/kit) and its slabinfo come in an
-# archive of their own, built with the kernel (vm/build-kernel.sh): the
-# kernel unpacks concatenated newc archives, so the stage's initramfs is the
-# kit's followed by it, remade in KIT_WORK (the build folder may be a
-# class's, read-only) when either is newer; named for both, so that a
-# class's kit and the student's own never share one.  Replaced by a
-# rename, so that two boots at once read whole files.
-stage_files=$out/stage.cpio
-if [ -f "$stage_files" ]; then
-	made_of=$(realpath "$initramfs" "$stage_files" | sha256sum | cut -c1-12)
-	both=$KIT_WORK/boot/$(stage_label "$stage")-$made_of.cpio
-	mkdir -p "$KIT_WORK/boot"
-	if [ ! -f "$both" ] || [ "$initramfs" -nt "$both" ] || [ "$stage_files" -nt "$both" ]; then
-		tmp=$(mktemp "$both.XXXXXX")
-		cat "$initramfs" "$stage_files" >"$tmp"
-		mv "$tmp" "$both"
-	fi
-	initramfs=$both
-fi
+initramfs=$("$KIT_ROOT/vm/initramfs.sh" "$stage")
 
 port=$(kit_gdb_port)
 if port_listening "$port"; then

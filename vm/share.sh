@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # share.sh [STAGE...]: make KIT_WORK a class's shared kit, for the students
 # on this host (KIT_SHARED=KIT_WORK, docs/instructors.md): build each stage
-# (by default every one) and the initramfs, keep each stage's source as gdb
+# (by default every one), keep each stage's source as gdb
 # must show it, and let everyone read it all.
 #
 # The kernels' debug information names the one tree they were built from,
@@ -25,7 +25,6 @@ else
 	done
 fi
 
-"$KIT_ROOT/vm/build-initramfs.sh"
 "$KIT_ROOT/vm/unpack-source.sh"
 
 # The pristine copy, made again when the tree's pristine commit changes
@@ -68,13 +67,13 @@ for stage in "${stages[@]}"; do
 	note "==> stage $stage is shared: its kernel in $KIT_BUILD/$stage, its source in $dir"
 done
 
-# Everyone reads the stages' kernels, their sources, the initramfs, and the
+# Everyone reads the stages' kernels, their sources, and the
 # gdb scripts that the build folders link to in the tree.
 chmod a+rX "$KIT_WORK" "$KIT_BUILD" "$KIT_TREE" "$KIT_TREE/scripts"
 for stage in "${stages[@]}"; do
 	chmod -R a+rX "$(realpath "$KIT_BUILD/$stage")" "$source/$stage"
 done
-chmod -R a+rX "$source/pristine" "$KIT_INITRAMFS" "$KIT_TREE/scripts/gdb"
+chmod -R a+rX "$source/pristine" "$KIT_TREE/scripts/gdb"
 {
 	printf 'tree %s\n' "$(realpath "$KIT_TREE")"
 	for stage in $(kit_stages); do
