@@ -88,6 +88,8 @@ donor_build() {
 	done
 }
 
+# seed: make the build folder a copy of the donor's, marked kit-seeding
+# until the copy is whole (an interrupted one is started again).
 seed() {
 	local key_file
 	key_file=$(cat "$folder/kit-key" 2>/dev/null || true)
@@ -155,9 +157,8 @@ build() {
 # changes over it (the stage's patch, a student's files, anyone's edits),
 # its untracked files, the configuration, the kit's modules, and how they
 # are built.  A build folder that was built from the same has nothing to
-# do: the kernel's own
-# make would only find that out after a quarter of a minute.  Read-only git
-# (no index refresh written).
+# do: the kernel's own make would only find that out after a quarter of a
+# minute.  Read-only git (no index refresh written).
 source_digest() {
 	{
 		# The debug information names the tree by its path.
