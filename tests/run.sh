@@ -343,6 +343,7 @@ helpers_load() {
 		[kit-cpu-slab]='kit-cpu-slab kmalloc-64'
 		[kit-queue]='kit-queue kmalloc-64'
 		[kit-slab]="kit-slab $obj"
+		[kit-draw]='kit-draw kmalloc-64'
 		[kit]='kit'
 	)
 	while IFS= read -r name; do

@@ -38,6 +38,10 @@ elif shared_build; then
 	source_args=(-iex "set substitute-path $(shared_tree) $(shared_source "$stage")")
 fi
 
+# Where kit-draw puts its pictures: with the stage's logs.
+KIT_PICTURES=$KIT_LOGS/$(stage_label "$stage")/pictures
+export KIT_PICTURES
+
 # -nx: the kit's commands must not depend on a personal ~/.gdbinit.  The
 # kit's helpers are a module (slubq), which the grader imports too.  The
 # frame gdb shows when it attaches to a running kernel is a caller's, whose

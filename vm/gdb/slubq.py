@@ -19,6 +19,10 @@
 # Loaded by vm/gdb.sh after vmlinux-gdb.py, which puts scripts/gdb on
 # Python's path.
 
+import os
+import subprocess
+import tempfile
+
 import gdb
 from linux import cpus, lists, utils
 
@@ -56,6 +60,15 @@ SLAB_FLAGS = [
 # SLAB_DEBUG_FLAGS with CONFIG_SLUB_DEBUG: what kmem_cache_debug() tests.
 SLAB_DEBUG_FLAGS = 0x00000100 | 0x00000400 | 0x00000800 | 0x00010000 | 0x00200000
 
+# What a kit-draw picture shows at most: the newest objects of each queue,
+# the objects of a slab (in rows), the slabs of each partial list.
+DRAW_QUEUED = 8
+DRAW_OBJECTS = 128
+DRAW_ROW = 32
+DRAW_PARTIAL = 4
+# The SVG files kit-draw wrote, in order (make test's handout checks read
+# them).
+PICTURES = []
 # How many free objects a listing follows before it stops: more than any
 # slab of stock SLUB holds (MAX_OBJS_PER_PAGE, 32767).
 FREELIST_LIMIT = 32768
@@ -705,6 +718,119 @@ own freelist and the freelist of the CPU that owns it say."""
             gdb.write("  %4d: %s\n" % (i, marks[i:i + 64]))
 
 
+def draw_slab_label(s, slab, queued):
+    """A slab's record in a kit-draw picture: where it is, its counts, and a
+    letter per object (F free in the bitmap, Q in a CPU queue, U used)."""
+    size = int(s["size"])
+    nr = int(slab["objects"])
+    bits, _ = slab_map(slab)
+    first = first_object(s, slab_address(slab))
+    marks = "".join("F" if (bits >> i) & 1 else
+                    "Q" if first + i * size in queued else "U" for i in range(nr))
+    rows = [marks[i:i + DRAW_ROW] for i in range(0, min(nr, DRAW_OBJECTS), DRAW_ROW)]
+    if nr > DRAW_OBJECTS:
+        rows.append("... %d objects more" % (nr - DRAW_OBJECTS))
+    return "slab 0x%x (objects at 0x%x)|%d free, %d queued, %d used, of %d|%s\\l" % (
+        int(slab), slab_address(slab), marks.count("F"), marks.count("Q"),
+        marks.count("U"), nr, "\\l".join(rows))
+
+
+def draw(s):
+    """The graphviz source of kit-draw's picture of cache S."""
+    slab_type = gdb.lookup_type("struct slab")
+    lines = ["digraph kit_draw {", "  rankdir=LR;",
+             '  node [shape=record, fontname="monospace", fontsize=10];',
+             '  labelloc=t; label="%s: per-CPU queues, their slabs, partial lists";' %
+             s["name"].string()]
+    queued, slabs = set(), []
+    for cpu in cpus.each_possible_cpu():
+        c, objects = queue(s, cpu)
+        queued |= set(objects)
+        shown = objects[-DRAW_QUEUED:]
+        cells = ["cpu %d queue: %d of %d" % (cpu, len(objects), queue_room(s, c))]
+        if len(objects) > len(shown):
+            cells.append("... %d older" % (len(objects) - len(shown)))
+        for i, obj in enumerate(shown, len(objects) - len(shown)):
+            cells.append("[%d] 0x%x%s" % (i, obj, " (next to go)" if i == len(objects) - 1 else ""))
+        # (left to right, a record's fields stack from top to bottom)
+        lines.append('  cpu%d [label="%s"];' % (cpu, "|".join(cells)))
+        per_slab = {}
+        for obj in objects:
+            slab = int(virt_to_slab(obj))
+            per_slab[slab] = per_slab.get(slab, 0) + 1
+        for slab, n in per_slab.items():
+            if slab not in slabs:
+                slabs.append(slab)
+            lines.append('  cpu%d -> slab%x [label="%d queued"];' % (cpu, slab, n))
+    # (nr_node_ids is 1, a #define, without CONFIG_NUMA.)
+    for nid in range(symbol_value("nr_node_ids", 1)):
+        n = s["node"][nid]
+        if not int(n):
+            continue
+        lines.append('  node%d [shape=box, label="node %d: %d partial slabs"];' % (
+            nid, nid, int(n["nr_partial"])))
+        prev = "node%d" % nid
+        for i, slab in enumerate(lists.list_for_each_entry(n["partial"], slab_type.pointer(),
+                                                           "slab_list")):
+            if i == DRAW_PARTIAL:
+                lines.append('  %s -> more%d; more%d [shape=plaintext, label="..."];' % (
+                    prev, nid, nid))
+                break
+            if int(slab) not in slabs:
+                slabs.append(int(slab))
+            lines.append("  %s -> slab%x;" % (prev, int(slab)))
+            prev = "slab%x" % int(slab)
+    for slab in slabs:
+        label = draw_slab_label(s, gdb.Value(slab).cast(slab_type.pointer()), queued)
+        lines.append('  slab%x [label="%s"];' % (slab, label))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+class Draw(gdb.Command):
+    """Draw a cache's per-CPU queues and their slabs, as the kernel has them now (SLUB+Q).
+
+kit-draw CACHE [FILE]: CACHE is a name or a struct kmem_cache * expression.
+Writes an SVG picture (FILE, or the next kit-draw-CACHE-N.svg of this gdb
+session in $KIT_PICTURES, which make gdb and make lab set to the stage's
+logs) of each CPU's queue (its newest objects: the last goes out first),
+the slabs its objects come from and the first slabs of each node's partial
+list, each slab with a letter per object: F free in its bitmap, Q waiting
+in a CPU queue, U used.  Its graphviz source is kept beside it (.dot).
+Stop, draw, step, draw again: the two pictures show what the step did."""
+
+    name = "kit-draw"
+
+    def __init__(self):
+        super().__init__(self.name, gdb.COMMAND_DATA)
+        self.drawn = 0
+
+    def invoke(self, arg, from_tty):
+        argv = gdb.string_to_argv(arg)
+        if not argv:
+            raise gdb.GdbError("usage: kit-draw CACHE [FILE]")
+        if not is_slubq():
+            raise gdb.GdbError("kit-draw draws SLUB+Q's queues and bitmaps (stage 07 "
+                               "on); kit-cpu-slab and kit-slab show this kernel's")
+        s = find_cache(argv[0])
+        if len(argv) > 1:
+            svg = argv[1]
+        else:
+            self.drawn += 1
+            folder = os.environ.get("KIT_PICTURES") or tempfile.gettempdir()
+            os.makedirs(folder, exist_ok=True)
+            svg = os.path.join(folder, "kit-draw-%s-%d.svg" % (s["name"].string(), self.drawn))
+        source = os.path.splitext(svg)[0] + ".dot"
+        with open(source, "w") as f:
+            f.write(draw(s))
+        done = subprocess.run(["dot", "-Tsvg", "-o", svg, source],
+                              capture_output=True, text=True)
+        if done.returncode != 0 or done.stderr:
+            raise gdb.GdbError("graphviz's dot on %s: %s" % (source, done.stderr.strip()))
+        PICTURES.append(svg)
+        gdb.write("kit-draw: %s (graphviz source: %s)\n" % (svg, source))
+
+
 class Kit(gdb.Command):
     """List the kit's gdb helpers, each with the first line of its help.
 
@@ -727,6 +853,6 @@ kit: the commands (help kit-NAME says more) and the convenience functions
 
 
 Kit([helper() for helper in (
-    Caches, CacheFlags, CpuSlab, Queue, Slab,
+    Caches, CacheFlags, CpuSlab, Queue, Slab, Draw,
     Cache, NrCaches, Cpu, PerCpuPtr, CpuSlabOf, CpuFreelist, QueueLength,
     VirtToSlab, SlabCache, FreePointer, ObjectFree, SlabAvailable, CacheDebug)])
