@@ -857,8 +857,12 @@ build_starts_from_copy() {
 	local stage=$1 prev want got
 	prev=$(kit_stages | grep -B1 -x "$stage" | head -n 1)
 	want=$(delta_files "$stage" | sed 's/\.c$/.o/' | LC_ALL=C sort)
+	# The copy is of the earlier stage's folder as make left it: make it
+	# run there, not only find its digest (the tree may have held other
+	# stages since, whose files are newer than its objects).
+	rm -f "$(realpath -m "$KIT_BUILD/$prev")/kit-built"
 	vm/build-kernel.sh "$prev"
-	rm -rf "$(realpath "$KIT_BUILD/$stage")"
+	rm -rf "$(realpath -m "$KIT_BUILD/$stage")"
 	vm/build-kernel.sh "$stage" 2>&1 | tee "$out/build"
 	grep -qF "as a copy of $(realpath "$KIT_BUILD/$prev")" "$out/build" ||
 		{ echo "the build did not start from stage $prev's"; return 1; }
@@ -1126,12 +1130,14 @@ for stage in $(kit_stages); do
 		continue
 	fi
 	skip=$base_skip pending=("${base_pending[@]}")
-	prerequisite "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
+	# Before the stage's own build, which then finds it done: a stage
+	# built twice would cost a build.
 	if [ -z "${copy_build_checked:-}" ] && only_c_changed "$stage"; then
 		check "stage $stage: a new build folder starts as a copy of the stage before's and compiles only what differs" \
 			build_starts_from_copy "$stage"
 		copy_build_checked=1
 	fi
+	prerequisite "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
 	if [ -z "${tree_checks_done:-}" ]; then
 		# KUnit's parser and 6.1's headers come with the tree, unpacked by
 		# the first build.

@@ -360,6 +360,24 @@ def queue_room(s, c):
     return int(s["queue"])
 
 
+def queued_objects(s):
+    """The objects waiting in any CPU's queue of cache S (SLUB+Q)."""
+    queued = set()
+    for cpu in cpus.each_possible_cpu():
+        queued |= set(queue(s, cpu)[1])
+    return queued
+
+
+def slab_marks(s, slab, queued):
+    """A letter per object of a SLUB+Q slab: F free in its bitmap, Q
+    allocated to a CPU queue (in QUEUED), U used."""
+    bits, _ = slab_map(slab)
+    first, size = first_object(s, slab_address(slab)), int(s["size"])
+    return "".join("F" if (bits >> i) & 1 else
+                   "Q" if first + i * size in queued else "U"
+                   for i in range(int(slab["objects"])))
+
+
 def queue(s, cpu):
     """A SLUB+Q per-CPU queue: (its kmem_cache_cpu, the objects in it)."""
     c = per_cpu_ptr(s["cpu_slab"], cpu)
@@ -670,7 +688,7 @@ own freelist and the freelist of the CPU that owns it say."""
         gdb.write("cache %s, object 0x%x is index %d\n" % (
             s["name"].string(), addr, (addr - base) // size))
         if is_slubq():
-            self.show_bitmap(s, slab, base, size, nr)
+            self.show_bitmap(s, slab, nr)
             return
         objects, broken = freelist(s, slab["freelist"], slab)
         free = set(objects)
@@ -694,19 +712,11 @@ own freelist and the freelist of the CPU that owns it say."""
             gdb.write("  %4d: %s\n" % (i, marks[i:i + 64]))
 
     @staticmethod
-    def show_bitmap(s, slab, base, size, nr):
+    def show_bitmap(s, slab, nr):
         """SLUB+Q: the slab's bitmap; objects that wait in a CPU queue are
         allocated for the slab, and marked Q."""
         bits, where = slab_map(slab)
-        queued = set()
-        for cpu in cpus.each_possible_cpu():
-            queued |= set(queue(s, cpu)[1])
-        marks = ""
-        for i in range(nr):
-            if (bits >> i) & 1:
-                marks += "F"
-            else:
-                marks += "Q" if first_object(s, base) + i * size in queued else "U"
+        marks = slab_marks(s, slab, queued_objects(s))
         free = bin(bits).count("1")
         gdb.write("bitmap %s: 0x%x\n" % (where, bits))
         gdb.write("objects (F free, Q in a cpu queue, U used): %d free, %d queued,"
@@ -721,12 +731,8 @@ own freelist and the freelist of the CPU that owns it say."""
 def draw_slab_label(s, slab, queued):
     """A slab's record in a kit-draw picture: where it is, its counts, and a
     letter per object (F free in the bitmap, Q in a CPU queue, U used)."""
-    size = int(s["size"])
     nr = int(slab["objects"])
-    bits, _ = slab_map(slab)
-    first = first_object(s, slab_address(slab))
-    marks = "".join("F" if (bits >> i) & 1 else
-                    "Q" if first + i * size in queued else "U" for i in range(nr))
+    marks = slab_marks(s, slab, queued)
     rows = [marks[i:i + DRAW_ROW] for i in range(0, min(nr, DRAW_OBJECTS), DRAW_ROW)]
     if nr > DRAW_OBJECTS:
         rows.append("... %d objects more" % (nr - DRAW_OBJECTS))
