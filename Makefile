@@ -1,11 +1,11 @@
 # The SLUB+Q teaching kit.  `make help` lists what you can do; the work
-# happens in vm/ and tests/, outside this file.
+# happens in scripts/, vm/ and tests/, outside this file.
 #
 # STAGE picks a stage by number (STAGE=0) or folder name; the default is the
 # last stage.  KIT_WORK moves the work directory (kernel tree, builds,
 # logs; default ~/.cache/slubq-kit) and GDB_PORT the gdb stub's port.
 # APPEND adds kernel parameters to boot and lab (APPEND=slub_debug=FZPU).
-# VARIANT picks another configuration, vm/variants/VARIANT.config
+# VARIANT picks another configuration, vm/config/variants/VARIANT.config
 # (VARIANT=proof: lockdep, KASAN and two NUMA nodes).  LAB is STAGE's other
 # name (lab N is stage N); TREE=exercise builds the student's tree of the
 # lab (make exercise) instead of the stage's source.
@@ -47,7 +47,7 @@ help:
 	@echo "  LAB=N                   the same as STAGE=N"
 	@echo "  TREE=exercise           build, boot, debug your tree of the lab (make exercise);"
 	@echo "                          default: the stage's own source"
-	@echo "  VARIANT=NAME            another kernel config, vm/variants/NAME.config:"
+	@echo "  VARIANT=NAME            another kernel config, vm/config/variants/NAME.config:"
 	@echo "                          proof (lockdep, KASAN, 2 NUMA nodes), irqsoff (tracers);"
 	@echo "                          default: none"
 	@echo "  APPEND=ARGS             more kernel parameters; default: none"
@@ -68,54 +68,54 @@ help:
 	@echo "stages: $(notdir $(wildcard stages/[0-9][0-9]-*))"
 
 deps:
-	@vm/deps.sh
+	@scripts/deps.sh
 
 build:
-	@vm/deps.sh --quiet
-	@vm/build-kernel.sh "$(STAGE)"
-	@vm/initramfs.sh "$(STAGE)" >/dev/null
+	@scripts/deps.sh --quiet
+	@scripts/build-kernel.sh "$(STAGE)"
+	@scripts/initramfs.sh "$(STAGE)" >/dev/null
 
 boot: build
-	@vm/qemu.sh "$(STAGE)"
+	@scripts/qemu.sh "$(STAGE)"
 
 gdb:
-	@vm/gdb.sh "$(STAGE)"
+	@scripts/gdb.sh "$(STAGE)"
 
 lab: build
-	@vm/lab.sh "$(STAGE)"
+	@scripts/lab.sh "$(STAGE)"
 
 # The handout's own make lab or make boot builds what it needs.
 walkthrough:
-	@vm/walkthrough.sh "$(STAGE)"
+	@scripts/walkthrough.sh "$(STAGE)"
 
 excerpts:
-	@vm/walkthrough.sh --excerpts "$(STAGE)"
+	@scripts/walkthrough.sh --excerpts "$(STAGE)"
 
 exercise:
-	@vm/exercise.sh "$(STAGE)"
+	@scripts/exercise.sh "$(STAGE)"
 
 grade:
-	@KIT_GRADE_FILTER="$(FILTER)" vm/grade.sh "$(STAGE)"
+	@KIT_GRADE_FILTER="$(FILTER)" scripts/grade.sh "$(STAGE)"
 
 delta:
-	@vm/series.sh delta "$(STAGE)"
+	@scripts/series.sh delta "$(STAGE)"
 
 # Standard output is TAP: deps says its piece on standard error.
 test:
-	@vm/deps.sh >&2
+	@scripts/deps.sh >&2
 	@KIT_TEST_STAGE="$(STAGE)" KIT_TEST_FILTER="$(FILTER)" tests/run.sh
 
 bench: build
-	@vm/bench.sh $(STAGES)
+	@scripts/bench.sh $(STAGES)
 
 irqsoff:
-	@vm/irqsoff.sh $(STAGES)
+	@scripts/irqsoff.sh $(STAGES)
 
 docs:
 	@docs/build.sh
 
 share:
-	@vm/share.sh $(STAGES)
+	@scripts/share.sh $(STAGES)
 
 clean:
-	@vm/clean.sh
+	@scripts/clean.sh

@@ -4,8 +4,8 @@
 # with KIT_DOCS_EDITION=instructor (make docs EDITION=instructor), the
 # answers in solutions/ too, in docs/html-instructor.
 set -euo pipefail
-# shellcheck source=../vm/lib.sh
-. "$(dirname "$0")/../vm/lib.sh"
+# shellcheck source=../scripts/lib.sh
+. "$(dirname "$0")/../scripts/lib.sh"
 cd "$KIT_ROOT"
 
 # Two editions: the students' (docs/html) has no answers; the

@@ -12,8 +12,8 @@
 set -euo pipefail
 # The suite builds and checks its own kernels, never a class's shared kit.
 unset KIT_SHARED
-# shellcheck source=../vm/lib.sh
-. "$(dirname "$0")/../vm/lib.sh"
+# shellcheck source=../scripts/lib.sh
+. "$(dirname "$0")/../scripts/lib.sh"
 cd "$KIT_ROOT"
 
 only_stage=''
@@ -24,8 +24,8 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # shellcheck source=tap.sh
 . tests/tap.sh
-# shellcheck source=../vm/console.sh
-. vm/console.sh
+# shellcheck source=../scripts/console.sh
+. scripts/console.sh
 tap_start "$out" "${KIT_TEST_FILTER:-}"
 [ -z "$only_stage" ] || in_scope=0
 
@@ -84,7 +84,7 @@ near() {
 
 # --- The kit's own code -------------------------------------------------
 shell_scripts() {
-	grep -lE '^#!.*(bash|/sh)' vm/*.sh vm/guest/init vm/guest/run/* tests/*.sh docs/*.sh .ci/run
+	grep -lE '^#!.*(bash|/sh)' scripts/*.sh vm/guest/init vm/guest/run/* tests/*.sh docs/*.sh .ci/run
 }
 mapfile -t scripts < <(shell_scripts)
 check "shellcheck is clean on the kit's scripts" shellcheck -x "${scripts[@]}"
@@ -93,7 +93,7 @@ check "shellcheck is clean on the kit's scripts" shellcheck -x "${scripts[@]}"
 # leaving checks out and running a prerequisite they need, once.
 tap_works() {
 	bash -c 'set -euo pipefail
-		. vm/lib.sh
+		. scripts/lib.sh
 		. tests/tap.sh
 		tap_start "$1" "^(build|boot|walk)"
 		prerequisite build false
@@ -149,7 +149,7 @@ docs_build() {
 }
 check "make docs renders every handout and diagram; the answers only with EDITION=instructor" docs_build
 
-# settings_documented: every setting that vm/ reads from the environment
+# settings_documented: every setting that scripts/ reads from the environment
 # with a default (${NAME:-...}) is listed by make help and in the README's
 # table, under its make name (KIT_VARIANT is VARIANT=).  KIT_PACKAGES and
 # KIT_SERIES_BRANCH are the tests' hooks, not settings.
@@ -166,7 +166,7 @@ settings_documented() {
 		esac
 		grep -qE -- "(^| )$shown=" <<<"$help" || { echo "make help does not list $shown"; bad=1; }
 		grep -qF -- "| \`$shown=" README.md || { echo "the README's table does not list $shown"; bad=1; }
-	done < <(grep -ohE '\$\{(KIT_[A-Z_]+|GDB_PORT|LINUX_TARBALL):-' vm/*.sh |
+	done < <(grep -ohE '\$\{(KIT_[A-Z_]+|GDB_PORT|LINUX_TARBALL):-' scripts/*.sh |
 		sed -E 's/^\$\{//; s/:-$//' | sort -u)
 	return "$bad"
 }
@@ -181,10 +181,10 @@ rm "$out/kit/labs/00-baseline/exercise.py"
 graded=$(for spec in "$out"/kit/labs/*/exercise.py; do basename "$(dirname "$spec")" | cut -d- -f1; done)
 check "make exercise on a lab without graded work says which labs have some" \
 	fails_with "lab 00-baseline has no graded work; the labs that have some: $(echo "$graded" | paste -sd ' ')" \
-	"$out/kit/vm/exercise.sh" 0
+	"$out/kit/scripts/exercise.sh" 0
 check "  ... and make grade, before make exercise, says to run it" \
 	fails_with "no tree of yours for lab 07-cpu-queues; run: make exercise LAB=07" \
-	env KIT_EXERCISES="$out/no-exercises" vm/grade.sh 7
+	env KIT_EXERCISES="$out/no-exercises" scripts/grade.sh 7
 
 check "an unknown STAGE is refused, naming the valid ones" \
 	fails_with "unknown STAGE '99'; valid stages: $(kit_stages | tr '\n' ' ' | sed 's/ $//')" \
@@ -192,31 +192,31 @@ check "an unknown STAGE is refused, naming the valid ones" \
 
 check "a stage that is not built is named with the command that builds it" \
 	fails_with "stage 07-cpu-queues is not built; run: make build STAGE=07-cpu-queues" \
-	env KIT_WORK="$out/no-builds" vm/qemu.sh 7
+	env KIT_WORK="$out/no-builds" scripts/qemu.sh 7
 
 check "a KIT_SHARED that make share did not make is refused, with the command that makes one" \
 	fails_with "KIT_SHARED=$out is not a class's shared kit (it has no kit-shared file); an instructor makes one with: make share KIT_WORK=$out" \
-	env KIT_SHARED="$out" vm/build-kernel.sh 0
+	env KIT_SHARED="$out" scripts/build-kernel.sh 0
 mkdir -p "$out/shared/build"
 printf 'tree %s\n' "$out/shared/linux" >"$out/shared/kit-shared"
 ln -s kernel-000000000000 "$out/shared/build/00-baseline"
 check "  ... and a shared kit built from other stage patches than this checkout's" \
 	fails_with "the shared kit in $out/shared has no kernel of stage 00-baseline as this checkout of the kit makes it (an update on one side only?); ask for make share to be run again with this checkout, or build your own: leave KIT_SHARED out" \
-	env KIT_SHARED="$out/shared" vm/build-kernel.sh 0
+	env KIT_SHARED="$out/shared" scripts/build-kernel.sh 0
 
-# Handouts that cannot be run as written are refused (vm/handout.py).
+# Handouts that cannot be run as written are refused (scripts/handout.py).
 printf '%s\n' 'Text.' '<!-- not run: needs a person -->' 'More text.' >"$out/handout-reason.md"
 check "a handout's not-run marker must mark a code block" \
 	fails_with "handout-reason.md:3: <!-- not run: ... --> is not followed by a code block" \
-	vm/handout.py steps "$out/handout-reason.md"
+	scripts/handout.py steps "$out/handout-reason.md"
 printf '%s\n' '```gdb' '(gdb) break kmem_cache_init' 'continue' '```' >"$out/handout-prompt.md"
 check "a handout's gdb line without its prompt is refused" \
 	fails_with "handout-prompt.md:3: a gdb line without the prompt (gdb) that continues no command" \
-	vm/handout.py steps "$out/handout-prompt.md"
+	scripts/handout.py steps "$out/handout-prompt.md"
 printf '%s\n' '```guest' 'cd /tmp # the shell prompts "/tmp # " too' '```' >"$out/handout-guest.md"
 check "a handout's guest step that looks like the shell's prompt is refused" \
 	fails_with "handout-guest.md:2: a guest step with \" # \" after a path" \
-	vm/handout.py steps "$out/handout-guest.md"
+	scripts/handout.py steps "$out/handout-guest.md"
 
 printf 'kit-no-such-package\n' >"$out/packages"
 # step_shows_progress: a long step says, while it runs, how long it has run
@@ -226,7 +226,7 @@ printf 'kit-no-such-package\n' >"$out/packages"
 # shellcheck disable=SC2016 # the inner shell's variables
 step_shows_progress() {
 	local rc=0
-	timeout 20 bash -c '. vm/lib.sh; step_every=1 step_files=9
+	timeout 20 bash -c '. scripts/lib.sh; step_every=1 step_files=9
 		compile() { for i in 1 2 3; do echo "  CC      a$i.o"; sleep 1; done; }
 		{ step "$1" "a planted step" compile; step_every=60 step "$1" "another" sleep 1; } 2>&1 | cat' \
 		_ "$out/step.log" >"$out/step" || rc=$?
@@ -240,11 +240,11 @@ check "a long step shows its progress, files compiled of about how many, and end
 
 check "a missing package is named with the command that installs it" \
 	fails_with "missing packages: kit-no-such-package; run: make deps" \
-	env KIT_PACKAGES="$out/packages" vm/check-deps.sh
+	env KIT_PACKAGES="$out/packages" scripts/check-deps.sh
 
 check "a missing linux-source tarball is reported" \
 	fails_with "no kernel source at /nonexistent/linux.tar.xz; run: make deps" \
-	env KIT_WORK="$out/work" LINUX_TARBALL=/nonexistent/linux.tar.xz vm/unpack-source.sh
+	env KIT_WORK="$out/work" LINUX_TARBALL=/nonexistent/linux.tar.xz scripts/unpack-source.sh
 
 mkdir -p "$out/tree/mm"
 printf 'one\ntwo\nthree\n' >"$out/tree/mm/slub.c"
@@ -258,34 +258,34 @@ cat >"$out/bad.patch" <<'PATCH'
  three
 PATCH
 check "a patch that does not apply names the file, the hunk and the kernel" \
-	fails_with "mm/slub.c hunk #1" vm/apply-stage-patch.sh "$out/tree" "$out/bad.patch"
+	fails_with "mm/slub.c hunk #1" scripts/apply-stage-patch.sh "$out/tree" "$out/bad.patch"
 check "  ... and names the kernel version it expected" \
 	fails_with "made against linux-source-6.1 $(kit_recorded_version)" \
-	vm/apply-stage-patch.sh "$out/tree" "$out/bad.patch"
+	scripts/apply-stage-patch.sh "$out/tree" "$out/bad.patch"
 
 printf 'CONFIG_SLUB=y\nCONFIG_SLUB_STATS=y\n# CONFIG_SLAB_FREELIST_HARDENED is not set\n' >"$out/fragment"
 printf 'CONFIG_SLUB=y\n# CONFIG_SLUB_STATS is not set\nCONFIG_SLAB_FREELIST_HARDENED=y\n' >"$out/config"
 check "the config check names each option olddefconfig dropped" \
-	fails_with "CONFIG_SLUB_STATS (asked y, got n)" vm/check-config.sh "$out/config" "$out/fragment"
+	fails_with "CONFIG_SLUB_STATS (asked y, got n)" scripts/check-config.sh "$out/config" "$out/fragment"
 check "  ... and each option it was asked to leave out" \
-	fails_with "CONFIG_SLAB_FREELIST_HARDENED (asked n, got y)" vm/check-config.sh "$out/config" "$out/fragment"
+	fails_with "CONFIG_SLAB_FREELIST_HARDENED (asked n, got y)" scripts/check-config.sh "$out/config" "$out/fragment"
 printf 'CONFIG_SLUB=y\nCONFIG_SLUB_STATS=y\n' >"$out/config"
-check "  ... and passes a config that has them all" vm/check-config.sh "$out/config" "$out/fragment"
+check "  ... and passes a config that has them all" scripts/check-config.sh "$out/config" "$out/fragment"
 printf '# CONFIG_SLUB_STATS is not set\n' >"$out/variant"
 printf 'CONFIG_SLUB=y\n# CONFIG_SLUB_STATS is not set\n' >"$out/config"
 check "  ... where a later fragment (a variant's) overrides an earlier one" \
-	vm/check-config.sh "$out/config" "$out/fragment" "$out/variant"
+	scripts/check-config.sh "$out/config" "$out/fragment" "$out/variant"
 
 # --- Every stage: build, boot, walk through -----------------------------
 # boot_run STAGE SCRIPT [KERNEL ARGS]: boot_console, and fail unless the
-# console passes (console_passed, vm/console.sh).
+# console passes (console_passed, scripts/console.sh).
 boot_run() {
 	local console
 	console=$(boot_console "$@")
 	console_passed "$console" "$1" "$2"
 }
 
-# proof_run STAGE: boot the stage's proof kernel (vm/variants/proof.config:
+# proof_run STAGE: boot the stage's proof kernel (vm/config/variants/proof.config:
 # lockdep, sleeping-in-atomic checks, KASAN, two NUMA nodes) with the guest
 # script proof, as boot_run does.
 proof_run() {
@@ -294,25 +294,28 @@ proof_run() {
 	boot_run "$1" proof
 }
 
+# boot_fails STAGE SCRIPT ARGS PATTERN: the boot with the fault that ARGS
+# plants shows PATTERN on its console, and SCRIPT's verdict is FAILED.
+boot_fails() {
+	local console
+	console=$(boot_console "$1" "$2" "$3")
+	grep -E "^(BUG: KASAN|(slubq_)?torture: |$2: FAILED)" "$console" || true
+	grep -q -- "$4" "$console" && [[ $(verdict "$console" "$2") == FAILED:* ]]
+}
+
 # The proof boot can fail: KASAN reports a use after free that the torture
 # module plants, one the module's own checks cannot see.
 kasan_catches_use_after_free() {
-	local console
 	KIT_VARIANT=proof
 	export KIT_VARIANT
-	console=$(boot_console "$1" proof kit.torture=inject_use_after_free=1)
-	grep -E '^(BUG: KASAN|proof: FAILED)' "$console" || true
-	grep -q '^BUG: KASAN: use-after-free in slubq_torture' "$console" &&
-		[[ $(verdict "$console" proof) == FAILED:* ]]
+	boot_fails "$1" proof kit.torture=inject_use_after_free=1 \
+		'^BUG: KASAN: use-after-free in slubq_torture'
 }
 
 # The torture test can fail: it catches an object it did not leave as it was.
 torture_catches_corruption() {
-	local console
-	console=$(boot_console "$1" torture kit.torture=inject_fault=1)
-	grep -E '^(slubq_)?torture: ' "$console" || true
-	grep -q '^slubq_torture: FAILED: 1 corrupt object' "$console" &&
-		[[ $(verdict "$console" torture) == FAILED:* ]]
+	boot_fails "$1" torture kit.torture=inject_fault=1 \
+		'^slubq_torture: FAILED: 1 corrupt object'
 }
 
 # helpers_load STAGE: the gdb helpers load on the stage's vmlinux with the
@@ -438,16 +441,16 @@ conditions_parse() {
 }
 
 # variant_config_holds STAGE VARIANT: the variant's fragment, merged over
-# the stage's config, survives olddefconfig (what vm/configure.sh checks
+# the stage's config, survives olddefconfig (what scripts/configure.sh checks
 # before a build), for a variant that make test does not build.
 variant_config_holds() {
 	local stage=$1 variant=$2 dir=$out/variant-$2 fragments
 	mkdir -p "$dir"
 	cp "$KIT_BUILD/$stage/.config" "$dir/.config" || return 1
-	cat "vm/variants/$variant.config" >>"$dir/.config" || return 1
+	cat "vm/config/variants/$variant.config" >>"$dir/.config" || return 1
 	kernel_make "$dir" olddefconfig >/dev/null || return 1
 	mapfile -t fragments < <(KIT_VARIANT=$variant stage_fragments "$stage")
-	vm/check-config.sh "$dir/.config" "${fragments[@]}"
+	scripts/check-config.sh "$dir/.config" "${fragments[@]}"
 }
 
 # break_targets STAGE...: the functions that the stages' handouts and
@@ -502,7 +505,7 @@ breaks_resolve_once() {
 # handout_counts STAGE: "N M": of the M steps that the lab's handout
 # shows, the N that are to run (the others say why not).
 handout_counts() {
-	vm/handout.py steps "labs/$1/README.md" |
+	scripts/handout.py steps "labs/$1/README.md" |
 		awk -F '\t' '$2 != "check" && $2 != "output" { m++; if ($3 == "run") n++ } END { print n + 0, m + 0 }'
 }
 
@@ -511,7 +514,7 @@ handout_counts() {
 # stage's walkthrough.expect asks, and no sign of a broken step.
 handout_runs() {
 	local transcript=$KIT_LOGS/$1/walkthrough.txt
-	vm/walkthrough.sh "$1" >/dev/null || { tail -n 25 "$transcript"; return 1; }
+	scripts/walkthrough.sh "$1" >/dev/null || { tail -n 25 "$transcript"; return 1; }
 	matches_all "stages/$1/walkthrough.expect" "$transcript"
 	matches_all tests/walkthrough-common.expect "$transcript"
 	grep -qx "handout steps executed: $2 of $3" "$transcript" ||
@@ -520,7 +523,7 @@ handout_runs() {
 
 # make lab: QEMU halted at the reset vector, gdb attached and taking commands.
 lab_reaches_prompt() {
-	printf 'info registers rip\nquit\n' | vm/lab.sh "$1" >"$out/lab" 2>&1
+	printf 'info registers rip\nquit\n' | scripts/lab.sh "$1" >"$out/lab" 2>&1
 	cat "$out/lab"
 	grep -qE '\(gdb\) rip +0xfff0 ' "$out/lab"
 }
@@ -531,7 +534,7 @@ port_in_use() {
 s = socket.socket(); s.bind(("127.0.0.1", int(sys.argv[1]))); s.listen(); time.sleep(30)' "$port" &
 	pid=$!
 	sleep 1
-	fails_with "gdb port $port is in use" env GDB_PORT="$port" vm/qemu.sh "$1" || rc=$?
+	fails_with "gdb port $port is in use" env GDB_PORT="$port" scripts/qemu.sh "$1" || rc=$?
 	kill "$pid"
 	return "$rc"
 }
@@ -577,7 +580,7 @@ page_first_chunk() {
 }
 
 # The two-terminal flow of labs 04 and 07-10, as a handout that the
-# handout runner types (vm/handout.py): make boot gives a shell on the
+# handout runner types (scripts/handout.py): make boot gives a shell on the
 # serial console; make gdb attaches to that running kernel and breaks
 # where a command typed in the guest while gdb waits leads; gdb detaches,
 # the guest goes on and powers off at exit.  While it runs, make gdb of
@@ -588,8 +591,8 @@ two_terminals() {
 	cat >"$out/two-terminals.md" <<-EOF_HANDOUT
 		\`\`\`host
 		make boot STAGE=$number
-		vm/gdb.sh $other 2>&1 | grep -F 'the guest on port $port runs another kernel (STAGE=$number)'
-		vm/qemu.sh $number 2>&1 | grep -F 'gdb port $port is in use by a guest of yours, STAGE=$number;'
+		scripts/gdb.sh $other 2>&1 | grep -F 'the guest on port $port runs another kernel (STAGE=$number)'
+		scripts/qemu.sh $number 2>&1 | grep -F 'gdb port $port is in use by a guest of yours, STAGE=$number;'
 		make gdb STAGE=$number
 		\`\`\`
 
@@ -608,7 +611,7 @@ two_terminals() {
 		(gdb) detach
 		\`\`\`
 	EOF_HANDOUT
-	vm/handout.py run "$out/two-terminals.md" "$out/two-terminals.log"
+	scripts/handout.py run "$out/two-terminals.md" "$out/two-terminals.log"
 	cat "$out/two-terminals.log"
 	grep -qF 'Breakpoint 1, get_slabinfo ' "$out/two-terminals.log" ||
 		{ echo "gdb did not stop in get_slabinfo"; return 1; }
@@ -630,7 +633,7 @@ two_terminals() {
 shared_class() {
 	local stage=$1 port rc=0 work changed file pid1 pid2
 	local -a counts
-	vm/share.sh "$stage"
+	scripts/share.sh "$stage"
 	# The shared copy has the files the stage's patch changes, as patched.
 	git -C "$KIT_TREE" diff --name-only pristine >"$out/changed"
 	while IFS= read -r file; do
@@ -646,9 +649,9 @@ shared_class() {
 		env -u KIT_WORK -u XDG_CACHE_HOME -u CCACHE_DIR HOME="$out/student$1" \
 			KIT_SHARED="$KIT_WORK" GDB_PORT=$((port + 100 + $1)) "${@:2}" >"$out/student$1.log" 2>&1
 	}
-	student 1 vm/walkthrough.sh "$stage" &
+	student 1 scripts/walkthrough.sh "$stage" &
 	pid1=$!
-	student 2 vm/handout.py run "$out/debug.md" "$out/debug.log" &
+	student 2 scripts/handout.py run "$out/debug.md" "$out/debug.log" &
 	pid2=$!
 	wait "$pid1" || { echo "student 1, make walkthrough:"; tail -n 25 "$out/student1.log"; rc=1; }
 	wait "$pid2" || { echo "student 2, make lab:"; cat "$out/student2.log" "$out/debug.log"; rc=1; }
@@ -672,12 +675,12 @@ shared_class() {
 	[ -z "$changed" ] || { echo "a student changed the shared kit: $changed"; return 1; }
 }
 
-# initramfs_holds STAGE: the stage's initramfs (vm/initramfs.sh) holds a
+# initramfs_holds STAGE: the stage's initramfs (scripts/initramfs.sh) holds a
 # /dev/console for init, init, every guest script and their library, the
 # kit's modules and the stage's slabinfo, all root's, made without root.
 initramfs_holds() {
 	local archive want
-	archive=$(vm/initramfs.sh "$1")
+	archive=$(scripts/initramfs.sh "$1")
 	echo "$archive"
 	cpio -itv --quiet <"$archive" >"$out/cpio" 2>&1
 	grep -E 'console|init$|kit/|modules/kit/|slabinfo' "$out/cpio"
@@ -699,7 +702,7 @@ initramfs_holds() {
 # QEMU that exits at once (here: an accelerator it does not know) is
 # reported by make lab in QEMU's own words.
 qemu_failure_reported() {
-	fails_with "QEMU did not start:" env KIT_ACCEL=kit-no-such-accel vm/lab.sh "$1" </dev/null
+	fails_with "QEMU did not start:" env KIT_ACCEL=kit-no-such-accel scripts/lab.sh "$1" </dev/null
 	grep -qF kit-no-such-accel "$out/fail" || { echo "QEMU's own error is not shown"; return 1; }
 }
 
@@ -707,7 +710,7 @@ qemu_failure_reported() {
 # after make lab STAGE, fails and says TEXT.
 handout_step_fails() {
 	printf '%s\n' '```host' "make lab STAGE=$1" '```' '' '```gdb' "(gdb) $2" '```' >"$out/handout.md"
-	fails_with "$3" vm/handout.py run "$out/handout.md" "$out/handout.log"
+	fails_with "$3" scripts/handout.py run "$out/handout.md" "$out/handout.log"
 	cat "$out/handout.log"
 	grep -qx 'handout steps executed: 1 of 2' "$out/handout.log" ||
 		{ echo "the failed step is counted as executed"; return 1; }
@@ -730,7 +733,7 @@ stale_excerpt_handout() {
 handout_excerpt_checked() {
 	stale_excerpt_handout "$1"
 	fails_with 'handout.md:14: the handout shows a line that was not printed: $2 = 41' \
-		vm/handout.py run "$out/handout.md" "$out/handout.log"
+		scripts/handout.py run "$out/handout.md" "$out/handout.log"
 	cat "$out/handout.log"
 	grep -qx 'output excerpts matched: 1 of 3' "$out/handout.log" ||
 		{ echo "the first excerpt did not match, or the second did"; return 1; }
@@ -755,7 +758,7 @@ key = int(s["random"]) ^ int.from_bytes(addr.to_bytes(8, "little"), "big") if an
 		'(gdb) python' "$write" \
 		'gdb.selected_inferior().write_memory(addr, (((head + 8) ^ key) & (2**64 - 1)).to_bytes(8, "little"))' \
 		'end' '(gdb) kit-cpu-slab kmalloc-64' '```' >"$out/corrupt.md"
-	vm/handout.py run "$out/corrupt.md" "$out/corrupt.log"
+	scripts/handout.py run "$out/corrupt.md" "$out/corrupt.log"
 	cat "$out/corrupt.log"
 	grep -qE '^CORRUPTED freelist: 0x[0-9a-f]+ comes again after 1 objects: a cycle$' "$out/corrupt.log" ||
 		{ echo "a freelist whose head points to itself is not reported as a cycle"; return 1; }
@@ -768,7 +771,7 @@ key = int(s["random"]) ^ int.from_bytes(addr.to_bytes(8, "little"), "big") if an
 # shellcheck disable=SC2016 # $2 is gdb's value, not the shell's
 excerpts_refreshed() {
 	stale_excerpt_handout "$1"
-	fails_with "1 excerpt(s) no longer match" vm/handout.py excerpts "$out/handout.md" "$out/handout.log"
+	fails_with "1 excerpt(s) no longer match" scripts/handout.py excerpts "$out/handout.md" "$out/handout.log"
 	cat "$out/handout.log.excerpts"
 	grep -qx 'handout.md:14: the excerpt.s line "$2 = 41" was not printed' <(sed 's/^.*handout.md/handout.md/' "$out/handout.log.excerpts") ||
 		{ echo "the stale excerpt is not reported with its line"; return 1; }
@@ -786,21 +789,21 @@ handout_optimized_out_shown() {
 	printf '%s\n' '```host' "make lab STAGE=$1" '```' \
 		'```gdb' '(gdb) echo $1 = <optimized out>\n' '```' \
 		'```output' '$1 = <optimized out>' '```' >"$out/handout.md"
-	vm/handout.py run "$out/handout.md" "$out/handout.log"
+	scripts/handout.py run "$out/handout.md" "$out/handout.log"
 	cat "$out/handout.log"
 	grep -qx 'output excerpts matched: 1 of 1' "$out/handout.log"
 	# One shown, two printed: the second is not what the handout shows.
 	printf '%s\n' '```host' "make lab STAGE=$1" '```' \
 		'```gdb' '(gdb) echo $1 = <optimized out>\n$2 = <optimized out>\n' '```' \
 		'```output' '$1 = <optimized out>' '```' >"$out/handout.md"
-	fails_with "the output says <optimized out>" vm/handout.py run "$out/handout.md" "$out/handout.log"
+	fails_with "the output says <optimized out>" scripts/handout.py run "$out/handout.md" "$out/handout.log"
 }
 
 # The series round trip: patches -> one commit per stage -> patches.
 series_round_trip() {
 	local stage
-	KIT_SERIES_BRANCH=kit-test-round-trip vm/series.sh import
-	KIT_SERIES_BRANCH=kit-test-round-trip vm/series.sh export "$out/series"
+	KIT_SERIES_BRANCH=kit-test-round-trip scripts/series.sh import
+	KIT_SERIES_BRANCH=kit-test-round-trip scripts/series.sh export "$out/series"
 	for stage in $(kit_stages | tail -n +2); do
 		cmp "stages/$stage/stage.patch" "$out/series/$stage/stage.patch" || return 1
 	done
@@ -827,7 +830,7 @@ delta_matches_patches() {
 # figure the progress line of a build from nothing counts on.
 cold_build_size_right() {
 	local want got
-	want=$(sed -n 's/^cold_build_files=//p' vm/build-kernel.sh)
+	want=$(sed -n 's/^cold_build_files=//p' scripts/build-kernel.sh)
 	got=$(find "$(realpath "$KIT_BUILD/$1")" -name '*.o' ! -path '*/tools/*' ! -path '*/kit-modules/*' | wc -l)
 	echo "$got objects; the progress line counts on about $want"
 	[ "$got" -ge $((want * 9 / 10)) ] && [ "$got" -le $((want * 11 / 10)) ]
@@ -836,7 +839,7 @@ cold_build_size_right() {
 # delta_files STAGE: the files in which the stage's source differs from the
 # stage's before it.
 delta_files() {
-	vm/series.sh delta "$1" | sed -n 's|^diff --git a/\(.*\) b/.*|\1|p'
+	scripts/series.sh delta "$1" | sed -n 's|^diff --git a/\(.*\) b/.*|\1|p'
 }
 
 # only_c_changed STAGE: whether the stage differs from the one before it
@@ -861,9 +864,9 @@ build_starts_from_copy() {
 	# run there, not only find its digest (the tree may have held other
 	# stages since, whose files are newer than its objects).
 	rm -f "$(realpath -m "$KIT_BUILD/$prev")/kit-built"
-	vm/build-kernel.sh "$prev"
+	scripts/build-kernel.sh "$prev"
 	rm -rf "$(realpath -m "$KIT_BUILD/$stage")"
-	vm/build-kernel.sh "$stage" 2>&1 | tee "$out/build"
+	scripts/build-kernel.sh "$stage" 2>&1 | tee "$out/build"
 	grep -qF "as a copy of $(realpath "$KIT_BUILD/$prev")" "$out/build" ||
 		{ echo "the build did not start from stage $prev's"; return 1; }
 	# The kernel's objects, not the kit's modules ([M]) or objtool's, and
@@ -901,7 +904,7 @@ in_test_tree() {
 }
 
 lab_spec() {
-	python3 vm/exercise.py "$1" "labs/$2/exercise.py" "${@:3}"
+	python3 scripts/exercise.py "$1" "labs/$2/exercise.py" "${@:3}"
 }
 
 # lab_questions STAGE: the ids of the lab's questions (tests of kind answer).
@@ -913,7 +916,7 @@ lab_questions() {
 # whose names match FILTER; its output in $out/grade, and shown.
 grade() {
 	local rc=0
-	KIT_GRADE_FILTER=$2 in_test_tree vm/grade.sh "$1" >"$out/grade" 2>&1 || rc=$?
+	KIT_GRADE_FILTER=$2 in_test_tree scripts/grade.sh "$1" >"$out/grade" 2>&1 || rc=$?
 	cat "$out/grade"
 	return "$rc"
 }
@@ -942,7 +945,7 @@ fresh_exercise() {
 	git -C "$KIT_TREE" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
 	git -C "$KIT_TREE" worktree prune
 	git -C "$KIT_TREE" branch -q -D "$(in_test_tree exercise_ref "$stage")" 2>/dev/null || true
-	in_test_tree vm/exercise.sh "$stage"
+	in_test_tree scripts/exercise.sh "$stage"
 	for id in $(lab_questions "$stage"); do
 		grep -qx "$id: " "$tree/answers" || { echo "$tree/answers has no line for $id"; return 1; }
 	done
@@ -1075,9 +1078,9 @@ mistake_caught() {
 lab_shows_student_source() {
 	local stage=$1 file name
 	IFS=$'\t' read -r file name _ < <(lab_spec functions "$stage")
-	vm/prepare-stage.sh "$stage"
+	scripts/prepare-stage.sh "$stage"
 	printf '%s\ninfo source\nquit\n' "python s = gdb.lookup_static_symbol('$name') or gdb.lookup_global_symbol('$name'); gdb.execute('list %s:%d,+12' % (s.symtab.filename, s.line))" |
-		KIT_SOURCE=exercise in_test_tree vm/lab.sh "$stage" >"$out/lab" 2>&1
+		KIT_SOURCE=exercise in_test_tree scripts/lab.sh "$stage" >"$out/lab" 2>&1
 	cat "$out/lab"
 	grep -qx "Located in $test_exercises/$stage/$file" "$out/lab"
 }
@@ -1137,7 +1140,7 @@ for stage in $(kit_stages); do
 			build_starts_from_copy "$stage"
 		copy_build_checked=1
 	fi
-	prerequisite "stage $stage: patch applies, config checks, kernel builds" vm/build-kernel.sh "$stage"
+	prerequisite "stage $stage: patch applies, config checks, kernel builds" scripts/build-kernel.sh "$stage"
 	if [ -z "${tree_checks_done:-}" ]; then
 		# KUnit's parser and 6.1's headers come with the tree, unpacked by
 		# the first build.
@@ -1165,7 +1168,7 @@ for stage in $(kit_stages); do
 	fi
 	if stage_has "$stage" cpu-queues; then
 		check "stage $stage: the allocator compiles for 32-bit x86 (i386), warnings as errors" \
-			vm/compile-i386.sh "$stage"
+			scripts/compile-i386.sh "$stage"
 		# What the handouts of this and the earlier SLUB+Q stages break on.
 		mapfile -t targets < <(break_targets "${slubq_stages[@]}")
 		check "stage $stage: each function the handouts break on is one location (${#targets[@]} functions)" \
@@ -1212,7 +1215,7 @@ for stage in $(kit_stages); do
 		# does not build, only the proof checks are skipped.
 		stage_skip=$skip stage_pending=${#pending[@]}
 		prerequisite "stage $stage: the proof kernel (lockdep, KASAN, 2 NUMA nodes) builds" \
-			env KIT_VARIANT=proof vm/build-kernel.sh "$stage"
+			env KIT_VARIANT=proof scripts/build-kernel.sh "$stage"
 		check "stage $stage: on it, torture, resizing, CPU hotplug: no lockdep, KASAN or might_sleep report" \
 			proof_run "$stage"
 		if [ -z "${kasan_fault_checked:-}" ]; then

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # tests/tap.sh: the checks of tests/run.sh, as TAP (version 13), with
-# selection.  Sourced after vm/lib.sh (run_logged).
+# selection.  Sourced after scripts/lib.sh (run_logged).
 #
 #   tap_start DIR [REGEX]    print the version line; DIR holds each check's
 #                            output; only checks whose names match REGEX run
@@ -41,7 +41,7 @@ tap_line() {
 		return 0
 	fi
 	run_logged "$tap_dir/last" "$@"
-	# shellcheck disable=SC2154 # set by run_logged (vm/lib.sh)
+	# shellcheck disable=SC2154 # set by run_logged (scripts/lib.sh)
 	check_status=$run_status
 	if [ "$run_status" -eq 0 ]; then
 		passed=$((passed + 1))

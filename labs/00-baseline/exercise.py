@@ -4,7 +4,7 @@ student's answers file (make exercise writes it) and checks each against
 the running stage kernel (vm/gdb/grader.py).  A question has an id, its
 points, its text (name), a hint, and its "value": a gdb expression, or a
 function of the lab's, read when the kernel first reaches "at"
-(kernel_execve if left out).  vm/exercise.py's load() makes each a test of
+(kernel_execve if left out).  scripts/exercise.py's load() makes each a test of
 kind "answer" on the boot "answers"; lab 07's exercise.py says what the
 other tests are."""
 

@@ -2,8 +2,8 @@
 """Lab 07's coding exercise: the functions the student writes, and the
 tests that `make grade LAB=7` runs on them.
 
-vm/exercise.py makes the skeleton from FUNCTIONS (the stage's own code is
-the solution); vm/grade.sh runs TESTS: each reads one of the BOOTS, either
+scripts/exercise.py makes the skeleton from FUNCTIONS (the stage's own code is
+the solution); scripts/grade.sh runs TESTS: each reads one of the BOOTS, either
 through gdb_checks() below, which stops the live kernel in gdb
 (vm/gdb/grader.py), or through the console of that boot."""
 
@@ -32,7 +32,7 @@ FUNCTIONS = [
 
 # "live": gdb stops the kernel while the guest runs the torture module;
 # "debug": every cache is a debug cache (red zones, poisoning, checks);
-# and "answers" (vm/exercise.py's default): the questions, asked of the stage's kernel.
+# and "answers" (scripts/exercise.py's default): the questions, asked of the stage's kernel.
 BOOTS = {
     "live": {"run": "torture", "append": "", "gdb": True},
     "debug": {"run": "validate", "append": "slub_debug=FZPU", "gdb": False},

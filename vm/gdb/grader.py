@@ -3,7 +3,7 @@
 # The live half of `make grade`: run a lab's checks on the kernel that QEMU
 # boots, stopped and read in gdb, and write one result per test.
 #
-# vm/grade.sh runs it as gdb's batch script (vm/lab.sh --script), with the
+# scripts/grade.sh runs it as gdb's batch script (scripts/lab.sh --script), with the
 # kit's helpers (slubq) loaded, and says what to do in the environment:
 #   KIT_GRADE_SPEC     the lab's exercise.py: its TESTS, and gdb_checks(),
 #                      which calls the Session below
@@ -32,8 +32,8 @@ import threading
 
 import gdb
 
-# vm/exercise.py reads the lab's spec, for the shell and for this script.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+# scripts/exercise.py reads the lab's spec, for the shell and for this script.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
 import exercise  # noqa: E402
 
 

@@ -16,7 +16,7 @@
 # pointers and a slab records its free objects in a bitmap: kit-queue shows
 # the queues, kit-slab the bitmap.
 #
-# Loaded by vm/gdb.sh after vmlinux-gdb.py, which puts scripts/gdb on
+# Loaded by scripts/gdb.sh after vmlinux-gdb.py, which puts scripts/gdb on
 # Python's path.
 
 import os
@@ -132,7 +132,21 @@ def per_cpu_ptr(ptr, cpu):
     return cpus.per_cpu(ptr, cpu).address
 
 
-class PerCpuPtr(gdb.Function):
+class KitFunction(gdb.Function):
+    """A convenience function, $NAME in gdb, where NAME is the subclass's name."""
+
+    def __init__(self):
+        super().__init__(self.name)
+
+
+class KitCommand(gdb.Command):
+    """A command that reads kernel data, named by the subclass's name."""
+
+    def __init__(self):
+        super().__init__(self.name, gdb.COMMAND_DATA)
+
+
+class PerCpuPtr(KitFunction):
     """Return a per-CPU pointer for one CPU.
 
 $kit_per_cpu_ptr(PTR [, CPU]): PTR is a __percpu pointer such as
@@ -140,9 +154,6 @@ s->cpu_slab; CPU defaults to the CPU gdb has selected.  Example:
   print *$kit_per_cpu_ptr($kit_cache("kmalloc-64")->cpu_slab, 1)"""
 
     name = "kit_per_cpu_ptr"
-
-    def __init__(self):
-        super().__init__(self.name)
 
     def invoke(self, ptr, cpu=-1):
         return per_cpu_ptr(ptr, int(cpu))
@@ -168,21 +179,18 @@ def find_cache(spec):
         raise gdb.GdbError("no cache named '%s' (kit-caches lists them)" % spec)
 
 
-class Cpu(gdb.Function):
+class Cpu(KitFunction):
     """Return the number of the CPU that gdb has selected.
 
 $kit_cpu(): QEMU shows each virtual CPU as a thread; CPU n is thread n+1."""
 
     name = "kit_cpu"
 
-    def __init__(self):
-        super().__init__(self.name)
-
     def invoke(self):
         return cpus.get_current_cpu()
 
 
-class CpuFreelist(gdb.Function):
+class CpuFreelist(KitFunction):
     """Return the head of a cache's lockless freelist on one CPU.
 
 $kit_cpu_freelist(S [, CPU]): S is a struct kmem_cache *; CPU defaults to
@@ -193,50 +201,38 @@ the placeholder it gets would be an error."""
 
     name = "kit_cpu_freelist"
 
-    def __init__(self):
-        super().__init__(self.name)
-
     def invoke(self, s, cpu=-1):
         return per_cpu_ptr(s["cpu_slab"], int(cpu))["freelist"]
 
 
-class CpuSlabOf(gdb.Function):
+class CpuSlabOf(KitFunction):
     """Return the struct slab * of a cache's CPU slab on one CPU.
 
 $kit_cpu_slab(S [, CPU]): as $kit_cpu_freelist, for c->slab."""
 
     name = "kit_cpu_slab"
 
-    def __init__(self):
-        super().__init__(self.name)
-
     def invoke(self, s, cpu=-1):
         return per_cpu_ptr(s["cpu_slab"], int(cpu))["slab"]
 
 
-class NrCaches(gdb.Function):
+class NrCaches(KitFunction):
     """Return how many caches are on the slab_caches list.
 
 $kit_nr_caches(): each has its own struct kmem_cache_cpu on every CPU."""
 
     name = "kit_nr_caches"
 
-    def __init__(self):
-        super().__init__(self.name)
-
     def invoke(self):
         return sum(1 for _ in caches())
 
 
-class Cache(gdb.Function):
+class Cache(KitFunction):
     """Return the struct kmem_cache * of the cache with this name.
 
 $kit_cache(NAME): for example print $kit_cache("kmalloc-64")->size"""
 
     name = "kit_cache"
-
-    def __init__(self):
-        super().__init__(self.name)
 
     def invoke(self, name):
         return find_cache(name.string())
@@ -406,7 +402,7 @@ def describe_slab(slab):
     return ", ".join(fields)
 
 
-class VirtToSlab(gdb.Function):
+class VirtToSlab(KitFunction):
     """Return the struct slab * of the slab holding an address.
 
 $kit_virt_to_slab(ADDR): for example, in a breakpoint condition,
@@ -414,14 +410,11 @@ $kit_virt_to_slab(ADDR): for example, in a breakpoint condition,
 
     name = "kit_virt_to_slab"
 
-    def __init__(self):
-        super().__init__(self.name)
-
     def invoke(self, addr):
         return virt_to_slab(int(addr.cast(ulong_type())))
 
 
-class SlabCache(gdb.Function):
+class SlabCache(KitFunction):
     """Return the cache that owns the slab holding an address.
 
 $kit_slab_cache(ADDR): $kit_virt_to_slab(ADDR)->slab_cache, usable on the
@@ -429,23 +422,17 @@ right of && in a condition (see $kit_cpu_freelist)."""
 
     name = "kit_slab_cache"
 
-    def __init__(self):
-        super().__init__(self.name)
-
     def invoke(self, addr):
         return virt_to_slab(int(addr.cast(ulong_type())))["slab_cache"]
 
 
-class FreePointer(gdb.Function):
+class FreePointer(KitFunction):
     """Return the free pointer stored in a free object.
 
 $kit_free_pointer(S, OBJ): the next object on the freelist after OBJ in
 cache S, as stock SLUB's get_freepointer() reads it."""
 
     name = "kit_free_pointer"
-
-    def __init__(self):
-        super().__init__(self.name)
 
     def invoke(self, s, obj):
         if is_slubq():
@@ -456,7 +443,7 @@ cache S, as stock SLUB's get_freepointer() reads it."""
         return gdb.Value(value).cast(gdb.lookup_type("void").pointer())
 
 
-class QueueLength(gdb.Function):
+class QueueLength(KitFunction):
     """Return how many objects wait in a cache's queue on one CPU (SLUB+Q).
 
 $kit_queue_len(S [, CPU]): S is a struct kmem_cache *; CPU defaults to the
@@ -465,23 +452,17 @@ one gdb has selected.  Usable on the right of && in a breakpoint condition
 
     name = "kit_queue_len"
 
-    def __init__(self):
-        super().__init__(self.name)
-
     def invoke(self, s, cpu=-1):
         return per_cpu_ptr(s["cpu_slab"], int(cpu))["objects"]
 
 
-class ObjectFree(gdb.Function):
+class ObjectFree(KitFunction):
     """Return 1 if an object's bit is set in its slab's bitmap (SLUB+Q).
 
 $kit_object_free(ADDR): 1 when the slab holding ADDR records the object as
 free, 0 when it counts as allocated (in use, or waiting in a CPU queue)."""
 
     name = "kit_object_free"
-
-    def __init__(self):
-        super().__init__(self.name)
 
     def invoke(self, addr):
         addr = int(addr.cast(ulong_type()))
@@ -491,16 +472,13 @@ free, 0 when it counts as allocated (in use, or waiting in a CPU queue)."""
         return (bits >> index) & 1
 
 
-class SlabAvailable(gdb.Function):
+class SlabAvailable(KitFunction):
     """Return how many objects a slab's bitmap records as free (SLUB+Q).
 
 $kit_slab_available(SLAB): SLAB is a struct slab *; what the kernel's
 available() computes."""
 
     name = "kit_slab_available"
-
-    def __init__(self):
-        super().__init__(self.name)
 
     def invoke(self, slab):
         bits, _ = slab_map(slab)
@@ -515,7 +493,7 @@ def flag_names(flags):
     return " | ".join(names) or "0"
 
 
-class CacheDebug(gdb.Function):
+class CacheDebug(KitFunction):
     """Return whether a cache is in debug mode, as kmem_cache_debug() says.
 
 $kit_cache_debug(S): S->flags & SLAB_DEBUG_FLAGS, non-zero when any of
@@ -524,22 +502,16 @@ inline function: gdb cannot call it."""
 
     name = "kit_cache_debug"
 
-    def __init__(self):
-        super().__init__(self.name)
-
     def invoke(self, s):
         return int(s["flags"]) & SLAB_DEBUG_FLAGS
 
 
-class CacheFlags(gdb.Command):
+class CacheFlags(KitCommand):
     """Show a cache's flags by name.
 
 kit-cache-flags CACHE: CACHE is a name or a struct kmem_cache * expression."""
 
     name = "kit-cache-flags"
-
-    def __init__(self):
-        super().__init__(self.name, gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
         s = find_cache(arg)
@@ -550,15 +522,12 @@ kit-cache-flags CACHE: CACHE is a name or a struct kmem_cache * expression."""
             s["name"].string(), "true" if flags & SLAB_DEBUG_FLAGS else "false"))
 
 
-class Caches(gdb.Command):
+class Caches(KitCommand):
     """List the slab caches: name, object size, slot size, objects per slab, order.
 
 kit-caches [SUBSTRING]: only the caches whose name contains SUBSTRING."""
 
     name = "kit-caches"
-
-    def __init__(self):
-        super().__init__(self.name, gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
         # object_size is what the cache's users asked for; size, the slot
@@ -572,7 +541,7 @@ kit-caches [SUBSTRING]: only the caches whose name contains SUBSTRING."""
                     name, int(s["object_size"]), int(s["size"]), oo_objects(s), oo_order(s)))
 
 
-class CpuSlab(gdb.Command):
+class CpuSlab(KitCommand):
     """Show one cache's per-CPU state.
 
 kit-cpu-slab CACHE [CPU]: CACHE is a name (kmalloc-64) or an expression
@@ -580,9 +549,6 @@ for a struct kmem_cache *; CPU defaults to the one gdb has selected.
 Prints the CPU's slab and its lockless freelist, object by object."""
 
     name = "kit-cpu-slab"
-
-    def __init__(self):
-        super().__init__(self.name, gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
         argv = gdb.string_to_argv(arg)
@@ -618,7 +584,18 @@ Prints the CPU's slab and its lockless freelist, object by object."""
             gdb.write("CORRUPTED freelist: %s\n" % broken)
 
 
-class Queue(gdb.Command):
+def slubq_command_args(arg, usage, elsewhere):
+    """The words of a command that needs SLUB+Q, and the cache the first one
+    names; USAGE and ELSEWHERE (what to use on this stage) say why not."""
+    argv = gdb.string_to_argv(arg)
+    if not argv:
+        raise gdb.GdbError("usage: " + usage)
+    if not is_slubq():
+        raise gdb.GdbError(elsewhere)
+    return find_cache(argv[0]), argv
+
+
+class Queue(KitCommand):
     """Show a cache's per-CPU queues (SLUB+Q).
 
 kit-queue CACHE [CPU]: CACHE is a name (kmalloc-64) or an expression for a
@@ -627,17 +604,11 @@ the queue, of how many it holds, and the last ones, which go out first."""
 
     name = "kit-queue"
 
-    def __init__(self):
-        super().__init__(self.name, gdb.COMMAND_DATA)
-
     def invoke(self, arg, from_tty):
-        argv = gdb.string_to_argv(arg)
-        if not argv:
-            raise gdb.GdbError("usage: kit-queue CACHE [CPU]")
-        if not is_slubq():
-            raise gdb.GdbError("this kernel has no per-CPU queues (stage 07 "
-                               "adds them); kit-cpu-slab shows its cpu slab")
-        s = find_cache(argv[0])
+        s, argv = slubq_command_args(
+            arg, "kit-queue CACHE [CPU]",
+            "this kernel has no per-CPU queues (stage 07 adds them); "
+            "kit-cpu-slab shows its cpu slab")
         which = ([int(gdb.parse_and_eval(argv[1]))] if len(argv) > 1
                  else cpus.each_possible_cpu())
         gdb.write("cache %s: object size %d, slot size %d, queue %d, batch %d\n" % (
@@ -653,7 +624,7 @@ the queue, of how many it holds, and the last ones, which go out first."""
                     i, obj, "  <- next to go" if i == len(objects) - 1 else ""))
 
 
-class Slab(gdb.Command):
+class Slab(KitCommand):
     """Show the slab that holds an object, and which of its objects are free.
 
 kit-slab ADDRESS: ADDRESS is any address inside a slab's memory, or a
@@ -662,9 +633,6 @@ one letter per object, F for free and U for used, as far as the slab's
 own freelist and the freelist of the CPU that owns it say."""
 
     name = "kit-slab"
-
-    def __init__(self):
-        super().__init__(self.name, gdb.COMMAND_DATA)
 
     def invoke(self, arg, from_tty):
         if not arg.strip():
@@ -793,7 +761,7 @@ def draw(s):
     return "\n".join(lines) + "\n"
 
 
-class Draw(gdb.Command):
+class Draw(KitCommand):
     """Draw a cache's per-CPU queues and their slabs, as the kernel has them now (SLUB+Q).
 
 kit-draw CACHE [FILE]: CACHE is a name or a struct kmem_cache * expression.
@@ -808,17 +776,14 @@ Stop, draw, step, draw again: the two pictures show what the step did."""
     name = "kit-draw"
 
     def __init__(self):
-        super().__init__(self.name, gdb.COMMAND_DATA)
+        super().__init__()
         self.drawn = 0
 
     def invoke(self, arg, from_tty):
-        argv = gdb.string_to_argv(arg)
-        if not argv:
-            raise gdb.GdbError("usage: kit-draw CACHE [FILE]")
-        if not is_slubq():
-            raise gdb.GdbError("kit-draw draws SLUB+Q's queues and bitmaps (stage 07 "
-                               "on); kit-cpu-slab and kit-slab show this kernel's")
-        s = find_cache(argv[0])
+        s, argv = slubq_command_args(
+            arg, "kit-draw CACHE [FILE]",
+            "kit-draw draws SLUB+Q's queues and bitmaps (stage 07 on); "
+            "kit-cpu-slab and kit-slab show this kernel's")
         if len(argv) > 1:
             svg = argv[1]
         else:

@@ -2,7 +2,7 @@
 # /kit/lib.sh: what the kit's guest scripts (/kit/run/*) share, sourced
 # first by each: ". /kit/lib.sh".  A script's lines start with its name
 # ("torture: ..."), and a script that checks something ends with its
-# verdict, the line the host reads (vm/console.sh): "NAME: passed", or
+# verdict, the line the host reads (scripts/console.sh): "NAME: passed", or
 # "NAME: FAILED: WHY" and exit status 1.
 
 kit_name=${0##*/}

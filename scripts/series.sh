@@ -56,7 +56,7 @@ import() {
 export_patches() {
 	local dir=${1:-$KIT_ROOT/stages} commit stage
 	git_tree rev-parse -q --verify "$branch" >/dev/null ||
-		die "no branch $branch in $KIT_TREE; run: vm/series.sh import"
+		die "no branch $branch in $KIT_TREE; run: scripts/series.sh import"
 	for commit in $(git_tree rev-list --reverse "pristine..$branch"); do
 		stage=$(git_tree log -1 --format=%s "$commit" | cut -d: -f1)
 		[ -d "$KIT_ROOT/stages/$stage" ] ||
@@ -77,7 +77,7 @@ delta() {
 	git_tree diff --no-color --stat --patch "$(tree_of "$prev")" "$(tree_of "$stage")"
 }
 
-"$KIT_ROOT/vm/unpack-source.sh"
+"$KIT_ROOT/scripts/unpack-source.sh"
 case "${1:-}" in
 import) import ;;
 export) export_patches "${2:-}" ;;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # qemu.sh [--halted] [--run SCRIPT] [--append ARGS] STAGE
-# Boot the stage's kernel with its initramfs (vm/initramfs.sh) under QEMU,
+# Boot the stage's kernel with its initramfs (scripts/initramfs.sh) under QEMU,
 # serial console on standard input and output, gdb stub on the user's port.
 #   --halted       stop at the first instruction until gdb says continue
 #   --run SCRIPT   have the guest's init run /kit/run/SCRIPT, then power off
@@ -26,7 +26,7 @@ done
 stage=$(stage_resolve "${1:-}")
 out=$KIT_BUILD/$(stage_label "$stage")
 [ -f "$out/arch/x86/boot/bzImage" ] || die "stage $stage is not built; run: make build STAGE=$stage"
-initramfs=$("$KIT_ROOT/vm/initramfs.sh" "$stage")
+initramfs=$("$KIT_ROOT/scripts/initramfs.sh" "$stage")
 
 port=$(kit_gdb_port)
 if port_listening "$port"; then

@@ -2,7 +2,7 @@
 # initramfs.sh STAGE: make the initramfs the stage's kernel boots with, and
 # print its path: busybox-static, hackbench (with the shared libraries it
 # loads), the kit's init, guest scripts and their library (vm/guest), and
-# the stage's own guest files (vm/build-kernel.sh: the kit's modules in
+# the stage's own guest files (scripts/build-kernel.sh: the kit's modules in
 # /lib/modules/kit, the stage's slabinfo tool).  One list says what goes
 # in, written next to the archive (KIT_WORK/boot/LABEL.list), and the
 # tree's own usr/gen_init_cpio, built with the kernel, packs it: entries

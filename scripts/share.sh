@@ -25,7 +25,7 @@ else
 	done
 fi
 
-"$KIT_ROOT/vm/unpack-source.sh"
+"$KIT_ROOT/scripts/unpack-source.sh"
 
 # The pristine copy, made again when the tree's pristine commit changes
 # (a new linux-source unpacked).
@@ -43,7 +43,7 @@ if [ "$(cat "$source/pristine.commit" 2>/dev/null)" != "$commit" ]; then
 fi
 
 for stage in "${stages[@]}"; do
-	"$KIT_ROOT/vm/build-kernel.sh" "$stage"
+	"$KIT_ROOT/scripts/build-kernel.sh" "$stage"
 	# The files the stage's patch changes, adds or removes, as the tree
 	# holds them now (untracked ones too: Debian's .gitignore ignores
 	# every path): each replaces its link to the pristine copy.  Swapped

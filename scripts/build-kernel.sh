@@ -10,7 +10,7 @@ set -euo pipefail
 stage=$(stage_resolve "${1:-}")
 label=$(stage_label "$stage")
 out=$KIT_BUILD/$label
-"$KIT_ROOT/vm/check-deps.sh"
+"$KIT_ROOT/scripts/check-deps.sh"
 
 # A class's shared kit holds the stage's kernel, built by the instructor
 # from the same stage patch and configuration as this checkout's (its
@@ -117,10 +117,10 @@ if [ ! -f "$folder/.config" ] || [ -f "$folder/kit-seeding" ]; then
 	fi
 fi
 
-"$KIT_ROOT/vm/prepare-stage.sh" "$stage"
-"$KIT_ROOT/vm/configure.sh" "$stage"
+"$KIT_ROOT/scripts/prepare-stage.sh" "$stage"
+"$KIT_ROOT/scripts/configure.sh" "$stage"
 
-# The stage's files in its initramfs (vm/initramfs.sh packs them), in
+# The stage's files in its initramfs (scripts/initramfs.sh packs them), in
 # OUT/guest at their paths in the guest: the kit's own modules
 # (vm/modules/NAME, each with a Kbuild) as /lib/modules/kit/NAME.ko, built
 # out of tree against the stage's kernel in a copy under the build folder

@@ -27,7 +27,7 @@ port_listening "$port" ||
 	die "no QEMU gdb stub on port $port; start one with: make boot STAGE=$stage (or use make lab)"
 
 # The student's kernel is built from the kit's tree with the student's
-# files copied over it (vm/build-kernel.sh): gdb shows the student's tree,
+# files copied over it (scripts/build-kernel.sh): gdb shows the student's tree,
 # where they are, whatever stage the kit's tree holds by now.
 # A class's shared kit keeps each stage's source apart (make share): gdb
 # shows the stage's, whatever stage the instructor's tree holds.

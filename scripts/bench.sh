@@ -15,9 +15,9 @@ for spec in "${stages[@]}"; do
 	stage=$(stage_resolve "$spec")
 	log=$KIT_LOGS/$stage/bench.log
 	mkdir -p "$(dirname "$log")"
-	"$KIT_ROOT/vm/build-kernel.sh" "$stage" >"$log" 2>&1 ||
+	"$KIT_ROOT/scripts/build-kernel.sh" "$stage" >"$log" 2>&1 ||
 		die "stage $stage does not build; see $log"
-	timeout 900 "$KIT_ROOT/vm/qemu.sh" --run bench "$stage" </dev/null 2>&1 |
+	timeout 900 "$KIT_ROOT/scripts/qemu.sh" --run bench "$stage" </dev/null 2>&1 |
 		tr -d '\r' >"$log" || true
 	mapfile -t runs < <(sed -n 's/^bench: run [0-9]*: //p' "$log")
 	[ ${#runs[@]} -eq 5 ] || die "stage $stage: not five runs of hackbench; see $log"

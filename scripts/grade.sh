@@ -17,7 +17,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 # shellcheck source=console.sh
-. "$KIT_ROOT/vm/console.sh"
+. "$KIT_ROOT/scripts/console.sh"
 
 stage=$(stage_resolve "${1:-}")
 spec=$KIT_ROOT/labs/$stage/exercise.py
@@ -30,7 +30,7 @@ trap 'rm -rf "$out"' EXIT
 . "$KIT_ROOT/tests/tap.sh"
 
 exercise() {
-	python3 "$KIT_ROOT/vm/exercise.py" "$1" "$spec" "${@:2}"
+	python3 "$KIT_ROOT/scripts/exercise.py" "$1" "$spec" "${@:2}"
 }
 mapfile -t tests < <(exercise tests)
 [ ${#tests[@]} -gt 0 ] || die "$spec lists no tests"
@@ -70,7 +70,7 @@ kernel_env() {
 note "==> grading $tree (lab $stage)"
 for kernel in $(printf '%s\n' "${boot_kernel[@]}" | sort -u); do
 	built[$kernel]=1
-	KIT_SOURCE=$(kernel_env "$kernel") "$KIT_ROOT/vm/build-kernel.sh" "$stage" \
+	KIT_SOURCE=$(kernel_env "$kernel") "$KIT_ROOT/scripts/build-kernel.sh" "$stage" \
 		>"$out/build-$kernel.out" 2>&1 || built[$kernel]=0
 done
 
@@ -88,7 +88,7 @@ run_boot() {
 		KIT_GRADE_SPEC=$spec KIT_GRADE_TESTS=${boot_ids[$boot]} \
 			KIT_GRADE_RESULTS=$out/live-$boot KIT_GRADE_ANSWERS=$tree/answers \
 			KIT_GRADE_UNTIL_POWEROFF=${boot_console_test[$boot]:-} \
-			"$KIT_ROOT/vm/lab.sh" --script "$KIT_ROOT/vm/gdb/grader.py" --run "$run" \
+			"$KIT_ROOT/scripts/lab.sh" --script "$KIT_ROOT/vm/gdb/grader.py" --run "$run" \
 			${append:+--append "$append"} "$stage" >"$out/gdb-$boot.log" 2>&1 || true
 		tr -d '\r' <"$logs/console.log" >"$out/console-$boot"
 	else

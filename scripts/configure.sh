@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # configure.sh STAGE: write the stage's .config in its build folder:
-# tinyconfig, then vm/kit.config (then the stage's own kit.config, if it has
-# one, and with KIT_VARIANT the variant's vm/variants/VARIANT.config) merged
+# tinyconfig, then vm/config/kit.config (then the stage's own kit.config, if it has
+# one, and with KIT_VARIANT the variant's vm/config/variants/VARIANT.config) merged
 # with the kernel's merge_config.sh, then checked.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -14,7 +14,7 @@ mapfile -t fragments < <(stage_fragments "$stage")
 
 # What the .config is made from: the fragments, and the Kconfig files as
 # the stage's patch leaves them.  .config.checked holds its digest, so that
-# a build folder started as a copy of another stage's (vm/build-kernel.sh)
+# a build folder started as a copy of another stage's (scripts/build-kernel.sh)
 # keeps that .config when it would come out the same.
 inputs=$({
 	cat "${fragments[@]}"
@@ -32,5 +32,5 @@ configure() {
 	kernel_make "$out" olddefconfig
 }
 step "$KIT_LOGS/$label/configure.log" "configuring stage $label" configure
-"$KIT_ROOT/vm/check-config.sh" "$out/.config" "${fragments[@]}"
+"$KIT_ROOT/scripts/check-config.sh" "$out/.config" "${fragments[@]}"
 echo "$inputs" >"$out/.config.checked"

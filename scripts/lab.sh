@@ -4,34 +4,32 @@
 # console in a log file, and attach gdb.  Interactive by default;
 #   --script FILE  run FILE (gdb commands, or Python if it ends in .py) in
 #                  batch mode, the guest running NAME (default: churn) with
-#                  ARGS on its command line (vm/grade.sh does)
+#                  ARGS on its command line (scripts/grade.sh does)
 # QEMU stops when gdb does.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-script='' run='' append=''
+# --run and --append go to qemu.sh as they are.
+script='' qemu_args=(--halted)
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--script) script=${2:?--script needs a file}; shift ;;
-	--run) run=${2:?--run needs a script name}; shift ;;
-	--append) append=${2:?--append needs arguments}; shift ;;
+	--run | --append) qemu_args+=("$1" "${2:?$1 needs a value}"); shift ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
 	shift
 done
+[[ " ${qemu_args[*]} " == *" --run "* ]] || qemu_args+=(--run churn)
 stage=$(stage_resolve "${1:-}")
 logs=$KIT_LOGS/$(stage_label "$stage")
 mkdir -p "$logs"
 
-qemu_args=(--halted --run "${run:-churn}")
-[ -n "$append" ] && qemu_args+=(--append "$append")
-
 console=$logs/console.log
 # In a session of its own, so that the Ctrl-C a student types to stop the
 # kernel in gdb does not reach QEMU and end it.
-setsid "$KIT_ROOT/vm/qemu.sh" "${qemu_args[@]}" "$stage" </dev/null >"$console" 2>&1 &
+setsid "$KIT_ROOT/scripts/qemu.sh" "${qemu_args[@]}" "$stage" </dev/null >"$console" 2>&1 &
 qemu=$!
 trap 'kill "$qemu" 2>/dev/null || true; wait "$qemu" 2>/dev/null || true' EXIT
 
@@ -44,7 +42,7 @@ done
 note "==> QEMU is halted at the first instruction; the guest console goes to $console"
 
 if [ -z "$script" ]; then
-	"$KIT_ROOT/vm/gdb.sh" "$stage"
+	"$KIT_ROOT/scripts/gdb.sh" "$stage"
 	exit 0
 fi
 
@@ -52,7 +50,7 @@ transcript=$logs/$(basename "${script%.*}").txt
 limit=${KIT_WALKTHROUGH_TIMEOUT:-600}
 note "==> running $script (transcript: $transcript)"
 set +e
-timeout "$limit" "$KIT_ROOT/vm/gdb.sh" "$stage" -batch -x "$script" </dev/null 2>&1 | tee "$transcript"
+timeout "$limit" "$KIT_ROOT/scripts/gdb.sh" "$stage" -batch -x "$script" </dev/null 2>&1 | tee "$transcript"
 rc=${PIPESTATUS[0]}
 set -e
 [ "$rc" -eq 124 ] && die "$(basename "$script") took longer than $limit s (a breakpoint that never hit?);" \

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # irqsoff.sh [STAGE...]: how long the allocator keeps interrupts off where
 # it gives objects back to the slabs, in the stage's irqsoff kernel
-# (vm/variants/irqsoff.config), timed with the function graph tracer
+# (vm/config/variants/irqsoff.config), timed with the function graph tracer
 # (guest script irqsoff): a resize that empties queues of the longest
 # length, and a torture run.  Two boots per stage: default slab orders, and
 # slub_min_order=7 (slabs of 512 KiB, up to 64527 objects from stage 10
@@ -20,10 +20,10 @@ for spec in "${stages[@]}"; do
 	stage=$(stage_resolve "$spec")
 	log=$KIT_LOGS/$(stage_label "$stage")/irqsoff.log
 	mkdir -p "$(dirname "$log")"
-	"$KIT_ROOT/vm/build-kernel.sh" "$stage" >"$log" 2>&1 ||
+	"$KIT_ROOT/scripts/build-kernel.sh" "$stage" >"$log" 2>&1 ||
 		die "stage $stage does not build; see $log"
 	for append in '' slub_min_order=7; do
-		timeout 900 "$KIT_ROOT/vm/qemu.sh" --run irqsoff \
+		timeout 900 "$KIT_ROOT/scripts/qemu.sh" --run irqsoff \
 			${append:+--append "$append"} "$stage" </dev/null 2>&1 |
 			tr -d '\r' >"$log" || true
 		grep -q '^irqsoff: done' "$log" ||

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # walkthrough.sh [--excerpts] STAGE: type the steps of the stage's lab
 # handout (labs/STAGE/README.md) as a student would, with the kit's checks
-# between them (vm/handout.py), print the transcript and keep it in
+# between them (scripts/handout.py), print the transcript and keep it in
 # KIT_LOGS/STAGE/walkthrough.txt (gdb's side; the guest's console, when the
 # handout boots one with make boot, in walkthrough.txt.console).
 #   --excerpts   go on past the output excerpts that no longer match, and
@@ -23,7 +23,7 @@ mkdir -p "$logs"
 transcript=$logs/walkthrough.txt
 note "==> typing the steps of labs/$stage/README.md (transcript: $transcript)"
 rc=0
-"$KIT_ROOT/vm/handout.py" "$mode" "$handout" "$transcript" || rc=$?
+"$KIT_ROOT/scripts/handout.py" "$mode" "$handout" "$transcript" || rc=$?
 if [ "$mode" = excerpts ]; then
 	if [ -s "$transcript.excerpts" ]; then
 		cat "$transcript.excerpts"

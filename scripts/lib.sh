@@ -27,7 +27,7 @@ note() {
 
 # The Debian version of linux-source-6.1 the stage patches were made against.
 kit_recorded_version() {
-	cat "$KIT_ROOT/vm/linux-source.version"
+	cat "$KIT_ROOT/scripts/linux-source.version"
 }
 
 # All stage folder names (NN-name), in order.
@@ -59,7 +59,7 @@ stage_resolve() {
 }
 
 # KIT_VARIANT names another configuration of the stage kernels: the config
-# fragment vm/variants/$KIT_VARIANT.config, merged last.  make test builds
+# fragment vm/config/variants/$KIT_VARIANT.config, merged last.  make test builds
 # the variant "proof" (lockdep, KASAN, two NUMA nodes) of some stages.
 KIT_VARIANT=${KIT_VARIANT:-}
 
@@ -67,7 +67,7 @@ KIT_VARIANT=${KIT_VARIANT:-}
 kit_variants() {
 	local f
 	echo
-	for f in "$KIT_ROOT"/vm/variants/*.config; do
+	for f in "$KIT_ROOT"/vm/config/variants/*.config; do
 		[ -f "$f" ] && basename "$f" .config
 	done
 }
@@ -84,8 +84,8 @@ fi
 # order they are merged: the kit's, the stage's own, the variant's.
 stage_fragments() {
 	local f
-	for f in "$KIT_ROOT/vm/kit.config" "$KIT_ROOT/stages/$1/kit.config" \
-		${KIT_VARIANT:+"$KIT_ROOT/vm/variants/$KIT_VARIANT.config"}; do
+	for f in "$KIT_ROOT/vm/config/kit.config" "$KIT_ROOT/stages/$1/kit.config" \
+		${KIT_VARIANT:+"$KIT_ROOT/vm/config/variants/$KIT_VARIANT.config"}; do
 		if [ -f "$f" ]; then printf '%s\n' "$f"; fi
 	done
 }
@@ -103,8 +103,8 @@ stage_has() {
 
 # KIT_SOURCE (make's TREE=) says whose source a kernel is built from: the
 # stage's own (empty, the default), or "exercise", the student's tree of
-# that lab (vm/exercise.sh), built from the kit's tree with the files the
-# student changed copied over it (vm/build-kernel.sh).
+# that lab (scripts/exercise.sh), built from the kit's tree with the files the
+# student changed copied over it (scripts/build-kernel.sh).
 KIT_SOURCE=${KIT_SOURCE:-}
 case "$KIT_SOURCE" in
 '' | exercise) ;;

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Check that every package in vm/packages.txt is installed; name the missing
+# Check that every package in scripts/packages.txt is installed; name the missing
 # ones and the command that installs them.  KIT_PACKAGES overrides the list.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-list=${KIT_PACKAGES:-$KIT_ROOT/vm/packages.txt}
+list=${KIT_PACKAGES:-$KIT_ROOT/scripts/packages.txt}
 mapfile -t wanted < <(grep -v -e '^#' -e '^$' "$list")
 # One dpkg-query for all: it names each package it knows with its status
 # (and complains on standard error of those it does not).

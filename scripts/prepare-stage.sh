@@ -11,7 +11,7 @@ stage=$(stage_resolve "${1:-}")
 patch=$KIT_ROOT/stages/$stage/stage.patch
 [ -f "$patch" ] || die "$patch is missing"
 
-"$KIT_ROOT/vm/unpack-source.sh"
+"$KIT_ROOT/scripts/unpack-source.sh"
 
 # The stamp says what the tree holds: the digest of a stage's patch, with
 # " exercise REF" after it while files of a student's tree are over it (REF
@@ -73,7 +73,7 @@ switch_tree() {
 			git -C "$KIT_TREE" show "pristine:$file" >"$scratch/$file"
 		fi
 	done
-	"$KIT_ROOT/vm/apply-stage-patch.sh" "$scratch" "$patch"
+	"$KIT_ROOT/scripts/apply-stage-patch.sh" "$scratch" "$patch"
 	# What may differ: the patch's files, and whatever differs from
 	# pristine in the tree now, tracked or not.
 	{

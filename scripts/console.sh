@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Reading a guest's console: what tests/run.sh and vm/grade.sh judge a boot
+# Reading a guest's console: what tests/run.sh and scripts/grade.sh judge a boot
 # by.  Sourced after lib.sh, never run.
 
 # boot_console STAGE SCRIPT [KERNEL ARGS]: boot, have the guest run SCRIPT,
@@ -9,7 +9,7 @@ boot_console() {
 	local stage=$1 script=$2 append=${3:-} console
 	console=$KIT_LOGS/$(stage_label "$stage")/$script${append:+-${append//[^a-zA-Z0-9]/_}}.log
 	mkdir -p "$(dirname "$console")"
-	timeout 600 "$KIT_ROOT/vm/qemu.sh" --run "$script" ${append:+--append "$append"} "$stage" \
+	timeout 600 "$KIT_ROOT/scripts/qemu.sh" --run "$script" ${append:+--append "$append"} "$stage" \
 		</dev/null 2>&1 | tr -d '\r' >"$console" || true
 	echo "$console"
 }
