@@ -181,7 +181,7 @@ rm -f "$out/kit-built"
 # A build from nothing compiles about this many files with the kit's
 # configuration (make test checks it against stage 00's build folder): the
 # progress line of such a build says "of about" it.
-cold_build_files=800
+cold_build_files=710
 if [ ! -f "$out/vmlinux" ] && [ -z "$KIT_VARIANT" ]; then
 	step_files=$cold_build_files
 fi
