@@ -102,7 +102,7 @@ delta:
 
 # Standard output is TAP: deps says its piece on standard error.
 test:
-	@scripts/deps.sh >&2
+	@scripts/deps.sh scripts/packages.txt tests/packages.txt >&2
 	@KIT_TEST_STAGE="$(STAGE)" KIT_TEST_FILTER="$(FILTER)" tests/run.sh
 
 bench: build

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Check that every package in scripts/packages.txt is installed; name the missing
-# ones and the command that installs them.  KIT_PACKAGES overrides the list.
+# check-deps.sh [LIST...]: check that every package in the lists (default:
+# scripts/packages.txt) is installed; name the missing ones and the command
+# that installs them.
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-list=${KIT_PACKAGES:-$KIT_ROOT/scripts/packages.txt}
-mapfile -t wanted < <(grep -v -e '^#' -e '^$' "$list")
+[ $# -gt 0 ] || set -- "$KIT_ROOT/scripts/packages.txt"
+mapfile -t wanted < <(cat "$@" | grep -v -e '^#' -e '^$')
 # One dpkg-query for all: it names each package it knows with its status
 # (and complains on standard error of those it does not).
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${wanted[@]}" 2>/dev/null |

@@ -130,35 +130,55 @@ check "the gdb helpers compile" python3 -c 'import sys; compile(open(sys.argv[1]
 # make docs: an HTML page per handout, an SVG per diagram; the answers
 # only in the instructors' edition.
 docs_build() {
-	local md dot
+	local md dot page
 	make --no-print-directory docs
 	make --no-print-directory docs EDITION=instructor
 	for md in README.md docs/*.md stages/*/README.md labs/*/README.md solutions/*.md; do
-		[ -s "docs/html-instructor/$(printf '%s' "${md%.md}" | tr '/' '-').html" ] ||
-			{ echo "no HTML for $md in the instructors' edition"; return 1; }
+		page=$(printf '%s' "${md%.md}" | tr '/' '-').html
+		grep -qF "href=\"$page\"" docs/html-instructor/index.html ||
+			{ echo "the instructors' edition's contents do not list $md"; return 1; }
 		case "$md" in
-		solutions/*) [ ! -e "docs/html/$(printf '%s' "${md%.md}" | tr '/' '-').html" ] ||
+		solutions/*) [ ! -e "docs/html/$page" ] ||
 			{ echo "the students' edition has $md"; return 1; } ;;
-		*) [ -s "docs/html/$(printf '%s' "${md%.md}" | tr '/' '-').html" ] ||
-			{ echo "no HTML for $md"; return 1; } ;;
+		*) grep -qF "href=\"$page\"" docs/html/index.html ||
+			{ echo "the students' edition's contents do not list $md"; return 1; } ;;
 		esac
 	done
 	for dot in diagrams/*.dot; do
 		grep -q '<svg' "docs/html/$(basename "${dot%.dot}").svg" || { echo "no SVG for $dot"; return 1; }
+		grep -qF "src=\"$(basename "${dot%.dot}").svg\"" docs/html/*.html ||
+			{ echo "no chapter shows $dot"; return 1; }
 	done
 }
 check "make docs renders every handout and diagram; the answers only with EDITION=instructor" docs_build
 
+# book_in_browser: both editions of the book open in headless Chromium
+# (tests/check_book.py): every page loads, every image is drawn, every link
+# inside the book leads somewhere; screenshots go to KIT_LOGS/book.  A
+# copy with a dead link and a missing image fails it.
+book_in_browser() {
+	python3 tests/check_book.py docs/html "$KIT_LOGS/book" &&
+		python3 tests/check_book.py docs/html-instructor "$KIT_LOGS/book/instructor" || return 1
+	rm -rf "$out/book"
+	cp -r docs/html "$out/book"
+	sed -i 's|</body>|<p><a href="no-such-page.html">dead</a><img src="no-such.svg" alt=""></p></body>|' \
+		"$out/book/README.html"
+	fails_with "broken: README.html: image no-such.svg is not drawn" \
+		python3 tests/check_book.py "$out/book" "$out/shots" &&
+		grep -qF "broken: README.html: link to /book/no-such-page.html, which does not exist" "$out/fail"
+}
+check "the book opens in headless Chromium: pages load, images show, links lead somewhere" book_in_browser
+
 # settings_documented: every setting that scripts/ reads from the environment
 # with a default (${NAME:-...}) is listed by make help and in the README's
-# table, under its make name (KIT_VARIANT is VARIANT=).  KIT_PACKAGES and
-# KIT_SERIES_BRANCH are the tests' hooks, not settings.
+# table, under its make name (KIT_VARIANT is VARIANT=).  KIT_SERIES_BRANCH
+# is the tests' hook, not a setting.
 settings_documented() {
 	local name shown help bad=0
 	help=$(make --no-print-directory help)
 	while IFS= read -r name; do
 		case "$name" in
-		KIT_PACKAGES | KIT_SERIES_BRANCH) continue ;;
+		KIT_SERIES_BRANCH) continue ;;
 		KIT_VARIANT) shown=VARIANT ;;
 		KIT_SOURCE) shown=TREE ;;
 		KIT_TEST_FILTER | KIT_GRADE_FILTER) shown=FILTER ;;
@@ -240,7 +260,7 @@ check "a long step shows its progress, files compiled of about how many, and end
 
 check "a missing package is named with the command that installs it" \
 	fails_with "missing packages: kit-no-such-package; run: make deps" \
-	env KIT_PACKAGES="$out/packages" scripts/check-deps.sh
+	scripts/check-deps.sh "$out/packages"
 
 check "a missing linux-source tarball is reported" \
 	fails_with "no kernel source at /nonexistent/linux.tar.xz; run: make deps" \
