@@ -196,7 +196,7 @@ check "make help and the README list every setting the scripts read" settings_do
 # A lab without graded work, in a copy of the kit whose lab 00 has none
 # (every lab of the kit has some).
 mkdir -p "$out/kit"
-cp -R vm stages labs "$out/kit/"
+cp -R scripts vm stages labs "$out/kit/"
 rm "$out/kit/labs/00-baseline/exercise.py"
 graded=$(for spec in "$out"/kit/labs/*/exercise.py; do basename "$(dirname "$spec")" | cut -d- -f1; done)
 check "make exercise on a lab without graded work says which labs have some" \
