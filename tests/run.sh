@@ -1056,15 +1056,18 @@ wrong_answer() {
 # questions_graded STAGE: the answer key with its first answer wrong and
 # its second left out: those two fail, each with its hint, the first
 # saying what was answered, and the others pass, each value read in the
-# live kernel.  A lab of one question is graded twice: right, then wrong.
+# live kernel.  A lab of one or two questions, where that leaves no right
+# answer, is graded twice: the key, all right, then so.
 questions_graded() {
 	local stage=$1 answers=$test_exercises/$1/answers ids wrong i
 	mapfile -t ids < <(lab_questions "$stage")
 	answer_key "$stage"
 	wrong=$(wrong_answer "$(grep -m 1 "^${ids[0]}:" "$answers")")
-	if [ "${#ids[@]}" -eq 1 ]; then
+	if [ "${#ids[@]}" -le 2 ]; then
 		grade "$stage" '^q[0-9]+-' || { echo "grade.sh failed the answer key"; return 1; }
-		graded "$stage" "${ids[0]}" ok || return 1
+		for i in "${!ids[@]}"; do
+			graded "$stage" "${ids[i]}" ok || return 1
+		done
 	fi
 	{
 		echo "$wrong"
