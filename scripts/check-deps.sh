@@ -18,5 +18,8 @@ for pkg in "${wanted[@]}"; do
 done
 
 if [ "${#missing[@]}" -gt 0 ]; then
-	die "missing packages: ${missing[*]}; run: make deps"
+	if [ "$*" = "$KIT_ROOT/scripts/packages.txt" ]; then
+		die "missing packages: ${missing[*]}; run: make deps"
+	fi
+	die "missing packages: ${missing[*]} (from $*); run: scripts/deps.sh $*"
 fi

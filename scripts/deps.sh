@@ -18,7 +18,7 @@ fi
 
 sudo=()
 if [ "$(id -u)" -ne 0 ]; then
-	command -v sudo >/dev/null || die "not root and no sudo: install the packages in scripts/packages.txt as root"
+	command -v sudo >/dev/null || die "not root and no sudo: install the packages in $* as root"
 	sudo=(sudo)
 fi
 mapfile -t pkgs < <(cat "$@" | grep -v -e '^#' -e '^$')

@@ -10,18 +10,20 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-# --run and --append go to qemu.sh as they are.
-script='' qemu_args=(--halted)
+# qemu.sh boots the guest running NAME (churn unless --run says), with
+# ARGS (--append) on its command line.
+script='' run=churn qemu_args=(--halted)
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--script) script=${2:?--script needs a file}; shift ;;
-	--run | --append) qemu_args+=("$1" "${2:?$1 needs a value}"); shift ;;
+	--run) run=${2:?--run needs a script name}; shift ;;
+	--append) qemu_args+=("$1" "${2:?$1 needs arguments}"); shift ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
 	shift
 done
-[[ " ${qemu_args[*]} " == *" --run "* ]] || qemu_args+=(--run churn)
+qemu_args+=(--run "$run")
 stage=$(stage_resolve "${1:-}")
 logs=$KIT_LOGS/$(stage_label "$stage")
 mkdir -p "$logs"

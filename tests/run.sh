@@ -150,7 +150,7 @@ docs_build() {
 			{ echo "no chapter shows $dot"; return 1; }
 	done
 }
-check "make docs renders every handout and diagram; the answers only with EDITION=instructor" docs_build
+prerequisite "make docs renders every handout and diagram; the answers only with EDITION=instructor" docs_build
 
 # book_in_browser: both editions of the book open in headless Chromium
 # (tests/check_book.py): every page loads, every image is drawn, every link
@@ -168,6 +168,8 @@ book_in_browser() {
 		grep -qF "broken: README.html: link to /book/no-such-page.html, which does not exist" "$out/fail"
 }
 check "the book opens in headless Chromium: pages load, images show, links lead somewhere" book_in_browser
+# The checks below do not need the book.
+skip=''
 
 # settings_documented: every setting that scripts/ reads from the environment
 # with a default (${NAME:-...}) is listed by make help and in the README's
@@ -259,7 +261,7 @@ check "a long step shows its progress, files compiled of about how many, and end
 	step_shows_progress
 
 check "a missing package is named with the command that installs it" \
-	fails_with "missing packages: kit-no-such-package; run: make deps" \
+	fails_with "missing packages: kit-no-such-package (from $out/packages); run: scripts/deps.sh $out/packages" \
 	scripts/check-deps.sh "$out/packages"
 
 check "a missing linux-source tarball is reported" \
@@ -1057,7 +1059,7 @@ wrong_answer() {
 # its second left out: those two fail, each with its hint, the first
 # saying what was answered, and the others pass, each value read in the
 # live kernel.  A lab of one or two questions, where that leaves no right
-# answer, is graded twice: the key, all right, then so.
+# answer, is graded twice: first the key as it is, all right, then so.
 questions_graded() {
 	local stage=$1 answers=$test_exercises/$1/answers ids wrong i
 	mapfile -t ids < <(lab_questions "$stage")
