@@ -6,8 +6,7 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-[ $# -gt 0 ] || set -- "$KIT_ROOT/scripts/packages.txt"
-mapfile -t wanted < <(cat "$@" | grep -v -e '^#' -e '^$')
+mapfile -t wanted < <(package_names "$@")
 # One dpkg-query for all: it names each package it knows with its status
 # (and complains on standard error of those it does not).
 installed=$(dpkg-query -W -f='${Package} ${db:Status-Status}\n' "${wanted[@]}" 2>/dev/null |
@@ -18,7 +17,7 @@ for pkg in "${wanted[@]}"; do
 done
 
 if [ "${#missing[@]}" -gt 0 ]; then
-	if [ "$*" = "$KIT_ROOT/scripts/packages.txt" ]; then
+	if [ $# -eq 0 ] || [ "$*" = "$KIT_ROOT/scripts/packages.txt" ]; then
 		die "missing packages: ${missing[*]}; run: make deps"
 	fi
 	die "missing packages: ${missing[*]} (from $*); run: scripts/deps.sh $*"

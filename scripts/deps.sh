@@ -10,7 +10,6 @@ set -euo pipefail
 
 quiet=''
 [ "${1:-}" != --quiet ] || { quiet=1; shift; }
-[ $# -gt 0 ] || set -- "$KIT_ROOT/scripts/packages.txt"
 if "$KIT_ROOT/scripts/check-deps.sh" "$@" 2>/dev/null; then
 	[ -n "$quiet" ] || note "all packages the kit needs are installed"
 	exit 0
@@ -18,10 +17,10 @@ fi
 
 sudo=()
 if [ "$(id -u)" -ne 0 ]; then
-	command -v sudo >/dev/null || die "not root and no sudo: install the packages in $* as root"
+	command -v sudo >/dev/null || die "not root and no sudo: install the packages in ${*:-scripts/packages.txt} as root"
 	sudo=(sudo)
 fi
-mapfile -t pkgs < <(cat "$@" | grep -v -e '^#' -e '^$')
+mapfile -t pkgs < <(package_names "$@")
 export DEBIAN_FRONTEND=noninteractive
 step "$KIT_LOGS/apt-update.log" "apt-get update" "${sudo[@]}" apt-get update
 step "$KIT_LOGS/apt-install.log" "apt-get install ${#pkgs[@]} packages" \

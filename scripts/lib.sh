@@ -31,6 +31,13 @@ note() {
 	printf '%s\n' "$*" >&2
 }
 
+# package_names LIST...: the packages of Debian package lists (one a line,
+# # comments); the kit's own when no list is named.
+package_names() {
+	[ $# -gt 0 ] || set -- "$KIT_ROOT/scripts/packages.txt"
+	cat "$@" | grep -v -e '^#' -e '^$'
+}
+
 # The Debian version of linux-source-6.1 the stage patches were made against.
 kit_recorded_version() {
 	cat "$KIT_ROOT/scripts/linux-source.version"
