@@ -15,12 +15,15 @@ export CCACHE_DIR=${CCACHE_DIR:-$KIT_WORK/ccache}
 # that folder into every object with debug info and share nothing between
 # stages.  Sources are named by absolute path, so gdb still finds them.
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
-# Depend mode: on a miss ccache runs the compiler alone and takes the
-# headers from the dependency file kbuild asks for (-Wp,-MMD), instead of
-# running the preprocessor first.  Measured on a first make lab (2 cores,
-# empty ccache): stage 00 built in 7 min 00 s instead of 7 min 45 s; a
-# second build from the same cache hit 783 of 786 files.
-export CCACHE_DEPEND=${CCACHE_DEPEND:-true}
+# Not ccache's depend mode, though it compiles a cold build 45 s sooner: it
+# never reads the preprocessed source, so it cannot see a file that the
+# assembler pulls in with .incbin.  The bzImage's piggy.S embeds the
+# compressed kernel that way, and when two stages' compressed kernels had
+# the same size, piggy.o came from the cache with the other stage's kernel
+# in it (ccache 4.7.5; fixed in ccache by its pull request 1765, July 2026).
+# The default mode refuses to cache such files; a CCACHE_DEPEND of the
+# caller's is overridden.
+export CCACHE_NODEPEND=true
 
 die() {
 	printf 'error: %s\n' "$*" >&2
@@ -276,6 +279,27 @@ step() {
 
 elapsed() {
 	printf '%dm%02ds' "$(($1 / 60))" "$(($1 % 60))"
+}
+
+# kernel_banner IMAGE: the kernel's banner ("Linux version ... #N SMP
+# DATE") in an uncompressed kernel image, as the kernel prints it at boot.
+kernel_banner() {
+	LC_ALL=C grep -a -o -m 1 'Linux version [ -~]* #[0-9][ -~]*' "$1" | head -n 1
+}
+
+# bzimage_holds BZIMAGE VMLINUX: the kernel that BZIMAGE boots is VMLINUX,
+# the one gdb reads: their banners, which name the build's number and
+# time, are the same.  The tree's own scripts/extract-vmlinux unpacks it.
+bzimage_holds() {
+	local booted built
+	booted=$("$KIT_TREE/scripts/extract-vmlinux" "$1" | kernel_banner /dev/stdin) || true
+	built=$(kernel_banner "$2") || true
+	[ -n "$built" ] || { echo "no kernel banner in $2"; return 1; }
+	[ "$booted" = "$built" ] || {
+		printf '%s\n' "$1 does not hold the kernel of $2:" "  it boots: ${booted:-(no banner found)}" \
+			"  gdb reads: $built"
+		return 1
+	}
 }
 
 # kernel_make OUT TARGET...: the kernel's make in the kit's tree, building

@@ -1185,6 +1185,16 @@ for stage in $(kit_stages); do
 	if [[ $smoked != *" $key "* ]]; then
 		check "stage $stage: boots to the ready line and passes the smoke test" boot_run "$stage" smoke
 		check "stage $stage: the gdb helpers load on its vmlinux and each runs once" helpers_load "$stage"
+		# The build's own check that its bzImage boots its vmlinux
+		# (scripts/build-kernel.sh), shown able to fail on the first two
+		# kernels that differ.
+		if [ -n "${first_smoked:-}" ] && [ -z "${banner_check_done:-}" ]; then
+			check "  ... and the build's check fails a bzImage that boots another stage's kernel" \
+				fails_with "does not hold the kernel of" bzimage_holds \
+				"$KIT_BUILD/$first_smoked/arch/x86/boot/bzImage" "$KIT_BUILD/$stage/vmlinux"
+			banner_check_done=1
+		fi
+		first_smoked=${first_smoked:-$stage}
 		smoked+="$key "
 	fi
 	if grep -qx "$((10#${stage%%-*}))" <<<"$page_modes"; then
