@@ -145,14 +145,18 @@ guest_files() {
 }
 
 build() {
-	kernel_make "$out" -j"$(nproc)" bzImage scripts_gdb
+	local -a targets=(bzImage scripts_gdb)
+	# Modules in the same make: each run of it walks the whole tree.  A
+	# rebuild after a change to mm/slub.c took 19 s and then 6 s for the
+	# modules apart, 18 s together.
+	! grep -q '^CONFIG_MODULES=y' "$out/.config" || targets+=(modules)
+	kernel_make "$out" -j"$(nproc)" "${targets[@]}"
 	# What boots must be what gdb reads.  A cache that returns a stale
 	# object where a file is embedded (as ccache's depend mode did with the
 	# bzImage's piggy.o, scripts/lib.sh) breaks that without a warning.
 	bzimage_holds "$out/arch/x86/boot/bzImage" "$out/vmlinux" ||
 		die "the bzImage does not hold the vmlinux just built; remove $folder and build again"
 	if grep -q '^CONFIG_MODULES=y' "$out/.config"; then
-		kernel_make "$out" -j"$(nproc)" modules
 		guest_files
 	else
 		rm -rf "$out/guest"
