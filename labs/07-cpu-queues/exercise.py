@@ -136,7 +136,7 @@ CALLS = 6
 def gdb_checks(g):
     """The live tests: run in gdb by vm/gdb/grader.py, G its Session."""
     # The kernel boots to its first program: a skeleton stops before.
-    g.wait_for_call("kernel_execve", seconds=60)
+    g.wait_for_boot()
     if g.wants(*RETRIEVE_TESTS):
         check_retrieve(g, [watch_retrieve(g) for _ in range(CALLS)])
     if g.wants(*DRAIN_TESTS):

@@ -95,7 +95,7 @@ CALLS = 4
 
 def gdb_checks(g):
     """The live tests: run in gdb by vm/gdb/grader.py, G its Session."""
-    g.wait_for_call("kernel_execve", seconds=60)
+    g.wait_for_boot()
     if g.wants("resize-sizes", "resize-order", "resize-drained"):
         check_resizes(g, [watch_resize(g) for _ in range(CALLS)])
 
