@@ -28,10 +28,7 @@ if shared_build; then
 	exit 0
 fi
 
-# One build at a time: all stages share the one source tree.
-mkdir -p "$KIT_WORK"
-exec 9>"$KIT_WORK/build.lock"
-flock -n 9 || { note "waiting for another build in $KIT_WORK to finish"; flock 9; }
+lock_tree
 
 # KIT_BUILD/STAGE (STAGE+VARIANT) is a link to the build of the stage's
 # key, shared by the stages that build the same kernel.  A student's
@@ -128,14 +125,21 @@ fi
 # /usr/bin/slabinfo, built statically from the stage's tools/vm/slabinfo.c.
 guest_files() {
 	local dir name root=$out/guest
+	local -a names=()
 	rm -rf "$root"
-	mkdir -p "$root/lib/modules/kit" "$root/usr/bin"
+	mkdir -p "$root/lib/modules/kit" "$root/usr/bin" "$out/kit-modules"
 	for dir in "$KIT_ROOT"/vm/modules/*/; do
 		[ -f "$dir/Kbuild" ] || continue
 		name=$(basename "$dir")
+		names+=("$name")
 		mkdir -p "$out/kit-modules/$name"
 		cp -pR "$dir." "$out/kit-modules/$name/"
-		kernel_make "$out" M="$out/kit-modules/$name" modules
+	done
+	# All of them in one make, which reads the kernel's configuration and
+	# symbols once: a make that finds nothing to do takes seconds.
+	printf 'obj-m += %s/\n' "${names[@]}" >"$out/kit-modules/Kbuild"
+	kernel_make "$out" M="$out/kit-modules" modules
+	for name in "${names[@]}"; do
 		# The guest needs no debug info; gdb reads the unstripped one.
 		strip --strip-debug -o "$root/lib/modules/kit/$name.ko" \
 			"$out/kit-modules/$name/$name.ko"

@@ -11,9 +11,7 @@ stage=$(stage_resolve "${1:-}")
 out=$KIT_BUILD/i386-$(sha256sum <"$KIT_ROOT/vm/config/i386.config" | cut -c1-12)
 "$KIT_ROOT/scripts/check-deps.sh"
 
-mkdir -p "$KIT_WORK"
-exec 9>"$KIT_WORK/build.lock"
-flock -n 9 || { note "waiting for another build in $KIT_WORK to finish"; flock 9; }
+lock_tree
 "$KIT_ROOT/scripts/prepare-stage.sh" "$stage"
 
 i386_make() {

@@ -5,9 +5,12 @@
 KIT_ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 KIT_WORK=${KIT_WORK:-${XDG_CACHE_HOME:-$HOME/.cache}/slubq-kit}
 LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
-# The kernel tree, one for all stages: a git repository whose first commit
-# is the pristine packaged source.  Each stage builds in its own O= folder.
-KIT_TREE=$KIT_WORK/linux
+# The kernel tree of the stages: a git repository whose first commit, tagged
+# "pristine", is the packaged source.  Each stage builds in its own O=
+# folder.  A variant's kernels build from a worktree of it of their own
+# (KIT_TREE, set below).
+KIT_STAGE_TREE=$KIT_WORK/linux
+KIT_TREE=$KIT_STAGE_TREE
 KIT_BUILD=$KIT_WORK/build
 KIT_LOGS=$KIT_WORK/logs
 export CCACHE_DIR=${CCACHE_DIR:-$KIT_WORK/ccache}
@@ -95,15 +98,44 @@ if [ -n "$KIT_VARIANT" ] && ! kit_variants | grep -xF -- "$KIT_VARIANT" >/dev/nu
 		"$(kit_variants | paste -sd ' ')" >&2
 	exit 1
 fi
+# A variant's tree, so that building it never moves the stages' tree to
+# another stage: make bench builds stages 00 and 10, and a lab's tree at
+# stage 07 would then have its slub_def.h rewritten twice, which recompiles
+# most of the lab's kernel.  A variant's build neither waits for a stage's.
+[ -z "$KIT_VARIANT" ] || KIT_TREE=$KIT_STAGE_TREE+$KIT_VARIANT
+
+# tree_git_dir: the git folder of KIT_TREE's worktree, where the kit keeps
+# what the tree holds (scripts/unpack-source.sh, scripts/prepare-stage.sh).
+tree_git_dir() {
+	git -C "$KIT_TREE" rev-parse --absolute-git-dir
+}
+
+# lock_tree: wait for, then hold until the script ends, the lock of
+# KIT_TREE: one build at a time from a tree, since each first brings the
+# tree to its stage.
+lock_tree() {
+	mkdir -p "$KIT_WORK"
+	exec 9>"$KIT_TREE.lock"
+	flock -n 9 || { note "waiting for another build from $KIT_TREE to finish"; flock 9; }
+}
+
+# variant_fragments VARIANT: the variant's config fragment, after those of
+# the variant it names on a line "# base: NAME", if it names one.
+variant_fragments() {
+	local f=$KIT_ROOT/vm/config/variants/$1.config base
+	base=$(sed -n 's/^# base: //p' "$f")
+	[ -z "$base" ] || variant_fragments "$base"
+	printf '%s\n' "$f"
+}
 
 # stage_fragments STAGE: the config fragments of the stage's kernel, in the
 # order they are merged: the kit's, the stage's own, the variant's.
 stage_fragments() {
 	local f
-	for f in "$KIT_ROOT/vm/config/kit.config" "$KIT_ROOT/stages/$1/kit.config" \
-		${KIT_VARIANT:+"$KIT_ROOT/vm/config/variants/$KIT_VARIANT.config"}; do
+	for f in "$KIT_ROOT/vm/config/kit.config" "$KIT_ROOT/stages/$1/kit.config"; do
 		if [ -f "$f" ]; then printf '%s\n' "$f"; fi
 	done
+	[ -z "$KIT_VARIANT" ] || variant_fragments "$KIT_VARIANT"
 }
 
 # stage_has STAGE FEATURE: whether the stage's allocator has FEATURE, a

@@ -16,8 +16,8 @@ patch=$KIT_ROOT/stages/$stage/stage.patch
 # The stamp says what the tree holds: the digest of a stage's patch, with
 # " exercise REF" after it while files of a student's tree are over it (REF
 # names the stage's commit in that tree); the list, which files those are.
-stamp=$KIT_TREE/.git/kit-stage
-list=$KIT_TREE/.git/kit-exercise-files
+stamp=$(tree_git_dir)/kit-stage
+list=$(tree_git_dir)/kit-exercise-files
 want=$(sha256sum <"$patch" | cut -d' ' -f1)
 have=$(cat "$stamp" 2>/dev/null || true)
 over=''

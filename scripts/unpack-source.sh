@@ -17,9 +17,10 @@ if [ "$installed" != "$recorded" ]; then
 		"the error names the file and hunk."
 fi
 
-stamp=$KIT_TREE/.git/kit-source
 want="$LINUX_TARBALL $installed"
-if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ]; then
+# (No git -C on a folder that is not there: it would find a repository
+# around it.)
+if [ -e "$KIT_TREE/.git" ] && [ "$(cat "$(tree_git_dir)/kit-source" 2>/dev/null)" = "$want" ]; then
 	exit 0
 fi
 
@@ -36,6 +37,22 @@ unpack() {
 	git tag pristine
 	cd - >/dev/null
 	mv "$KIT_TREE.new" "$KIT_TREE"
-	printf '%s\n' "$want" >"$stamp"
+	printf '%s\n' "$want" >"$KIT_TREE/.git/kit-source"
 }
-step "$KIT_LOGS/unpack.log" "unpacking linux-source-6.1 $installed into $KIT_TREE" unpack
+
+# A variant's tree is a worktree of the stages' tree, at pristine: it
+# shares its history, the tag and the branches of the students' trees.
+add_worktree() {
+	git -C "$KIT_STAGE_TREE" worktree remove --force "$KIT_TREE" 2>/dev/null || rm -rf "$KIT_TREE"
+	git -C "$KIT_STAGE_TREE" worktree prune
+	git -C "$KIT_STAGE_TREE" worktree add -q --detach "$KIT_TREE" pristine
+	printf '%s\n' "$want" >"$(tree_git_dir)/kit-source"
+}
+
+if [ "$KIT_TREE" = "$KIT_STAGE_TREE" ]; then
+	step "$KIT_LOGS/unpack.log" "unpacking linux-source-6.1 $installed into $KIT_TREE" unpack
+else
+	KIT_VARIANT='' "$0"
+	step "$KIT_LOGS/unpack${KIT_VARIANT:++$KIT_VARIANT}.log" \
+		"checking out linux-source-6.1 $installed into $KIT_TREE" add_worktree
+fi
