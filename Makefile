@@ -36,7 +36,8 @@ help:
 	@echo "make delta STAGE=N       what stage N changes over stage N-1"
 	@echo "make test                build, boot and check every stage (TAP output)"
 	@echo "make test STAGE=N        only stage N's checks; FILTER=REGEX: checks whose names match"
-	@echo "make bench [STAGES=...]  hackbench in each stage (default: 00, 06 and the last)"
+	@echo "make bench               SLAB, SLUB and SLUB+Q (STAGE's) side by side: hackbench,"
+	@echo "                         a microbenchmark, slab memory; a report with plots"
 	@echo "make irqsoff [STAGES=...] time with interrupts off in drains and resizes (08, last)"
 	@echo "make docs                the handouts as HTML, the diagrams as SVG (no answers)"
 	@echo "make share [STAGES=...]  build every stage in KIT_WORK for a class to share"
@@ -48,12 +49,16 @@ help:
 	@echo "  TREE=exercise           build, boot, debug your tree of the lab (make exercise);"
 	@echo "                          default: the stage's own source"
 	@echo "  VARIANT=NAME            another kernel config, vm/config/variants/NAME.config:"
-	@echo "                          proof (lockdep, KASAN, 2 NUMA nodes), irqsoff (tracers);"
+	@echo "                          proof (lockdep, KASAN, 2 NUMA nodes), irqsoff (tracers),"
+	@echo "                          bench (as a distribution ships it), slab (bench, SLAB);"
 	@echo "                          default: none"
 	@echo "  APPEND=ARGS             more kernel parameters; default: none"
 	@echo "  FILTER=REGEX            make test, make grade: only checks whose names match;"
 	@echo "                          default: all"
-	@echo "  STAGES='N ...'          make bench, make irqsoff, make share: the stages"
+	@echo "  STAGES='N ...'          make irqsoff, make share: the stages"
+	@echo "  KIT_BENCH_BOOTS=N       make bench: boots of each kernel; default: 5"
+	@echo "  KIT_BENCH_RUNS=N        make bench: runs of each hackbench in a boot; default: 3"
+	@echo "  KIT_BENCH_CPUS='N ...'  make bench: the CPU counts to boot with; default: '2 1'"
 	@echo "  EDITION=instructor      make docs: with the answers, in docs/html-instructor;"
 	@echo "                          default: student (no answers), in docs/html"
 	@echo "  KIT_WORK=DIR            source, builds, logs; default: ~/.cache/slubq-kit"
@@ -105,8 +110,9 @@ test:
 	@scripts/deps.sh scripts/packages.txt tests/packages.txt >&2
 	@KIT_TEST_STAGE="$(STAGE)" KIT_TEST_FILTER="$(FILTER)" tests/run.sh
 
-bench: build
-	@scripts/bench.sh $(STAGES)
+bench:
+	@scripts/deps.sh --quiet
+	@scripts/bench.sh $(STAGE)
 
 irqsoff:
 	@scripts/irqsoff.sh $(STAGES)

@@ -33,7 +33,7 @@ part() {
 part "The kit" README.md docs/story.md
 part "The stages" stages/*/README.md
 part "The labs" labs/*/README.md
-part "Beyond the labs" docs/porting.md docs/errata.md docs/sheaves.md
+part "Beyond the labs" docs/porting.md docs/errata.md docs/sheaves.md docs/benchmark.md
 part "Running a class" docs/instructors.md
 [ "$edition" = student ] || part "Answers" solutions/*.md
 

@@ -1,10 +1,17 @@
 #!/usr/bin/env bash
-# qemu.sh [--halted] [--run SCRIPT] [--append ARGS] STAGE
+# qemu.sh [--halted] [--run SCRIPT] [--append ARGS] [--cpus N] [--memory MIB]
+#         [--icount] STAGE
 # Boot the stage's kernel with its initramfs (scripts/initramfs.sh) under QEMU,
 # serial console on standard input and output, gdb stub on the user's port.
 #   --halted       stop at the first instruction until gdb says continue
 #   --run SCRIPT   have the guest's init run /kit/run/SCRIPT, then power off
 #   --append ARGS  more kernel command line (for example slub_debug=FZPU)
+#   --cpus N       N CPUs (default 2)
+#   --memory MIB   MIB MiB of memory (default 512)
+#   --icount       deterministic virtual time: the guest's clock counts the
+#                  instructions it ran, a nanosecond each (-icount shift=0),
+#                  and its idle time passes at once (sleep=off); one host
+#                  thread runs all its CPUs
 # QEMU uses TCG unless KIT_ACCEL names another accelerator: KVM does not
 # work on the machines the kit was made on.  KIT_APPEND (make's APPEND=)
 # adds kernel parameters too.
@@ -12,12 +19,15 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-halt=() run='' append=${KIT_APPEND:+ $KIT_APPEND}
+halt=() icount=() run='' append=${KIT_APPEND:+ $KIT_APPEND} cpus=2 memory=512
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--halted) halt=(-S) ;;
 	--run) run=${2:?--run needs a script name}; shift ;;
 	--append) append+=" ${2:?--append needs arguments}"; shift ;;
+	--cpus) cpus=${2:?--cpus needs a number}; shift ;;
+	--memory) memory=${2:?--memory needs a size in MiB}; shift ;;
+	--icount) icount=(-icount 'shift=0,sleep=off') ;;
 	-*) die "unknown option $1" ;;
 	*) break ;;
 	esac
@@ -49,10 +59,11 @@ if grep -q '^CONFIG_NUMA_EMU=y' "$out/.config"; then
 	cmdline+=" numa=fake=2"
 fi
 
-# Two sockets of one core: the kernel has no ACPI, and SeaBIOS's MP table
-# lists one CPU per socket, so "-smp 2" alone (two cores) boots with one.
+# A socket per CPU: the kernel has no ACPI, and SeaBIOS's MP table lists
+# one CPU per socket, so "-smp 2" alone (two cores) boots with one.
 exec qemu-system-x86_64 \
-	-accel "${KIT_ACCEL:-tcg}" -smp 2,sockets=2,cores=1,threads=1 -m 512 \
+	-accel "${KIT_ACCEL:-tcg}" "${icount[@]}" \
+	-smp "$cpus,sockets=$cpus,cores=1,threads=1" -m "$memory" \
 	-kernel "$out/arch/x86/boot/bzImage" -initrd "$initramfs" \
 	-append "$cmdline" \
 	-nographic -no-reboot \
