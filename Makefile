@@ -37,7 +37,7 @@ help:
 	@echo "make test                build, boot and check every stage (TAP output)"
 	@echo "make test STAGE=N        only stage N's checks; FILTER=REGEX: checks whose names match"
 	@echo "make bench               SLAB, SLUB and SLUB+Q (STAGE's) side by side: hackbench,"
-	@echo "                         a microbenchmark, slab memory; a report with plots"
+	@echo "                         a microbenchmark, slab memory, fast paths; a report with plots"
 	@echo "make irqsoff [STAGES=...] time with interrupts off in drains and resizes (08, last)"
 	@echo "make docs                the handouts as HTML, the diagrams as SVG (no answers)"
 	@echo "make share [STAGES=...]  build every stage in KIT_WORK for a class to share"
@@ -50,12 +50,15 @@ help:
 	@echo "                          default: the stage's own source"
 	@echo "  VARIANT=NAME            another kernel config, vm/config/variants/NAME.config:"
 	@echo "                          proof (lockdep, KASAN, 2 NUMA nodes), irqsoff (tracers),"
-	@echo "                          bench (as a distribution ships it), slab (bench, SLAB);"
+	@echo "                          bench (as a distribution ships it), slab (bench, SLAB),"
+	@echo "                          stats, slab-stats (bench, slab with the allocator's statistics);"
 	@echo "                          default: none"
 	@echo "  APPEND=ARGS             more kernel parameters; default: none"
 	@echo "  FILTER=REGEX            make test, make grade: only checks whose names match;"
 	@echo "                          default: all"
 	@echo "  STAGES='N ...'          make irqsoff, make share: the stages"
+	@echo "  QUICK=1                 make bench: the lab's shorter run (3 boots a kernel, 2 CPUs,"
+	@echo "                          no statistics kernels); default: the full run"
 	@echo "  KIT_BENCH_BOOTS=N       make bench: boots of each kernel; default: 5"
 	@echo "  KIT_BENCH_RUNS=N        make bench: runs of each hackbench in a boot; default: 3"
 	@echo "  KIT_BENCH_CPUS='N ...'  make bench: the CPU counts to boot with; default: '2 1'"
@@ -112,7 +115,7 @@ test:
 
 bench:
 	@scripts/deps.sh --quiet
-	@scripts/bench.sh $(STAGE)
+	@scripts/bench.sh $(if $(QUICK),--quick) $(STAGE)
 
 irqsoff:
 	@scripts/irqsoff.sh $(STAGES)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# bench.sh [--smoke] [STAGE]: the 2010 comparison, on 6.1.  Three kernels
+# bench.sh [--quick | --smoke] [STAGE]: the 2010 comparison, on 6.1.  Three kernels
 # that differ only in the allocator: SLAB and stock SLUB (stage 00) and
 # SLUB+Q (STAGE, by default the last), all with the bench configuration
 # (vm/config/variants/bench.config, and slab.config for SLAB).  Each is
@@ -8,14 +8,19 @@
 # group count KIT_BENCH_RUNS times, reads the slab memory, and runs the
 # microbenchmark module (vm/modules/slab_bench).  Then two boots of each
 # kernel run the module alone under -icount, where time counts
-# instructions.  The figures go to a results folder, with the date, the
-# machine, QEMU's version and the configuration; scripts/bench_report.py
-# writes its report and plots and prints the table of ratios.
+# instructions.  Last, one boot of each allocator built with its
+# statistics (variants stats and slab-stats) counts the allocations and
+# frees of each hackbench run that take the fast path.  The figures go to
+# a results folder, with the date, the machine, QEMU's version and the
+# configuration; scripts/bench_report.py writes its report and plots and
+# prints the table of ratios.
 #
 # A benchmark, not a test: TCG emulates the CPUs, and other load on the
-# host shows in the seconds (not in the instruction counts).  --smoke runs
-# the whole pipeline at the smallest settings, one boot of each kernel, for
-# make test to show that every figure comes out; its numbers mean nothing.
+# host shows in the seconds (not in the instruction counts).  --quick is
+# the lab's shorter run: three boots of each kernel with two CPUs, two runs
+# a boot, no statistics kernels.  --smoke runs the whole pipeline at the
+# smallest settings, one boot of each kernel, to show that every figure
+# comes out; its numbers mean nothing.
 #
 # KIT_BENCH_BOOTS (default 5) and KIT_BENCH_RUNS (3) set the boots of each
 # kernel and the runs of each hackbench in a boot; KIT_BENCH_CPUS ("2 1")
@@ -24,16 +29,15 @@ set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
 
-smoke=''
-if [ "${1:-}" = --smoke ]; then
-	smoke=1
-	shift
-fi
+profile=''
+case "${1:-}" in
+--quick | --smoke) profile=${1#--}; shift ;;
+esac
 slubq=$(stage_resolve "${1:-}")
 stage_has "$slubq" cpu-queues || die "stage $slubq has no cpu queues; name a SLUB+Q stage: 07 or later"
 base=$(kit_stages | sed -n 1p)
 
-boots=${KIT_BENCH_BOOTS:-5} runs=${KIT_BENCH_RUNS:-3} cpu_counts=${KIT_BENCH_CPUS:-2 1}
+boots=${KIT_BENCH_BOOTS:-5} runs=${KIT_BENCH_RUNS:-3} cpu_counts=${KIT_BENCH_CPUS:-2 1} stats=1
 # Loops scaled so that a run takes seconds under TCG; the cover letter's
 # ran 20000 loops at each group count.
 hackbench=1x2000,10x200,100x20
@@ -41,21 +45,26 @@ hackbench=1x2000,10x200,100x20
 # that a timer interrupt that lands in one boot's timed loop and not in
 # the other's moves a count by less than 0.5 % (at 10000, by up to 3 %).
 objects=10000 icount_objects=100000 sizes=8,32,128,512,2048,8192
-if [ -n "$smoke" ]; then
+case "$profile" in
+quick) boots=3 runs=2 cpu_counts=2 stats='' ;;
+smoke)
 	boots=1 runs=1 cpu_counts=2
 	hackbench=1x20,100x2 icount_objects=10000 sizes=64
-fi
+	;;
+esac
 
-# The kernels: name, stage, variant.
-kernels=("SLAB $base slab" "SLUB $base bench" "SLUB+Q $slubq bench")
+# The kernels: name, stage, the variant timed, the variant that counts.
+kernels=("SLAB $base slab slab-stats" "SLUB $base bench stats" "SLUB+Q $slubq bench stats")
 
-results=$KIT_WORK/bench/$(date +%Y-%m-%d-%H%M%S)${smoke:+-smoke}
+results=$KIT_WORK/bench/$(date +%Y-%m-%d-%H%M%S)${profile:+-$profile}
 mkdir -p "$results/consoles"
 
 for spec in "${kernels[@]}"; do
-	read -r name stage variant <<<"$spec"
-	KIT_VARIANT=$variant "$KIT_ROOT/scripts/build-kernel.sh" "$stage" ||
-		die "the $name kernel (stage $stage, VARIANT=$variant) does not build"
+	read -r name stage variant counting <<<"$spec"
+	for v in "$variant" ${stats:+"$counting"}; do
+		KIT_VARIANT=$v "$KIT_ROOT/scripts/build-kernel.sh" "$stage" ||
+			die "the $name kernel (stage $stage, VARIANT=$v) does not build"
+	done
 done
 
 # What the figures were made on and with.
@@ -67,15 +76,19 @@ done
 	echo "linux: linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)"
 	echo "kit: $(git -C "$KIT_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	for spec in "${kernels[@]}"; do
-		read -r name stage variant <<<"$spec"
-		echo "kernel: $name = stage $stage, VARIANT=$variant ($(KIT_VARIANT=$variant stage_fragments "$stage" |
-			sed "s|^$KIT_ROOT/||" | paste -sd ' '))"
+		read -r name stage variant counting <<<"$spec"
+		for v in "$variant" ${stats:+"$counting"}; do
+			echo "kernel: $name = stage $stage, VARIANT=$v ($(KIT_VARIANT=$v stage_fragments "$stage" |
+				sed "s|^$KIT_ROOT/||" | paste -sd ' '))"
+		done
 	done
-	echo "settings: boots=$boots runs=$runs cpus=${cpu_counts// /,} hackbench=$hackbench objects=$objects icount_objects=$icount_objects sizes=$sizes${smoke:+ (smoke)}"
+	echo "settings: boots=$boots runs=$runs cpus=${cpu_counts// /,} hackbench=$hackbench objects=$objects" \
+		"icount_objects=$icount_objects sizes=$sizes${profile:+ ($profile)}"
 } >"$results/meta.txt"
 echo 'kernel,cpus,boot,groups,loops,run,seconds' >"$results/hackbench.csv"
 echo 'kernel,cpus,boot,when,slab_kb,sunreclaim_kb,queued_kb' >"$results/memory.csv"
 echo 'kernel,cpus,clock,boot,test,size,ops,ns' >"$results/micro.csv"
+echo 'kernel,groups,loops,alloc_fast,alloc_slow,free_fast,free_slow' >"$results/paths.csv"
 
 # boot NAME STAGE VARIANT SCRIPT OBJECTS CONSOLE QEMU-OPTION...: boot the
 # kernel with the guest running SCRIPT (the module making OBJECTS
@@ -105,6 +118,13 @@ boot() {
 	grep -qx "$script: passed" "$console" ||
 		die "the $name kernel's $script run failed: $(grep -E "^$script: FAILED" "$console" || echo 'no verdict')" \
 			"(console: $console)"
+	# A configuration that silently fell back to SLUB must not pass for
+	# SLAB.
+	if grep -q "^$script: allocator " "$console"; then
+		grep -qxF "$script: allocator $name" "$console" ||
+			die "the $name kernel booted with another allocator:" \
+				"$(grep "^$script: allocator" "$console") (console: $console)"
+	fi
 }
 
 # micro_rows NAME CPUS CLOCK BOOT CONSOLE: the module's figures as CSV rows.
@@ -115,14 +135,11 @@ micro_rows() {
 for cpus in $cpu_counts; do
 	for ((b = 1; b <= boots; b++)); do
 		for spec in "${kernels[@]}"; do
-			read -r name stage variant <<<"$spec"
+			read -r name stage variant _ <<<"$spec"
 			console=$results/consoles/$name-cpus$cpus-boot$b.log
 			note "==> $name, $cpus CPUs, boot $b of $boots"
 			# hackbench -P -g 100 runs 4000 processes.
 			boot "$name" "$stage" "$variant" bench "$objects" "$console" --cpus "$cpus" --memory 2048
-			grep -qxF "bench: allocator $name" "$console" ||
-				die "the $name kernel booted with another allocator:" \
-					"$(grep '^bench: allocator' "$console" || echo 'it did not say') (console: $console)"
 			sed -n "s/^bench: hackbench groups=\([0-9]*\) loops=\([0-9]*\) run=\([0-9]*\) seconds=\([0-9.]*\)\$/$name,$cpus,$b,\1,\2,\3,\4/p" \
 				"$console" >>"$results/hackbench.csv"
 			sed -n "s/^bench: memory when=\([a-z]*\) slab_kb=\([0-9]*\) sunreclaim_kb=\([0-9]*\) queued_kb=\([0-9-]*\)\$/$name,$cpus,$b,\1,\2,\3,\4/p" \
@@ -136,13 +153,26 @@ done
 # boots of each kernel, which must agree.
 for rep in 1 2; do
 	for spec in "${kernels[@]}"; do
-		read -r name stage variant <<<"$spec"
+		read -r name stage variant _ <<<"$spec"
 		console=$results/consoles/$name-icount-boot$rep.log
 		note "==> $name, instructions (-icount), boot $rep of 2"
 		boot "$name" "$stage" "$variant" microbench "$icount_objects" "$console" --cpus 1 --icount
 		micro_rows "$name" 1 icount "$rep" "$console" >>"$results/micro.csv"
 	done
 done
+
+# Where the time goes: one boot of each allocator with its statistics,
+# two CPUs, each hackbench once.
+if [ -n "$stats" ]; then
+	for spec in "${kernels[@]}"; do
+		read -r name stage _ counting <<<"$spec"
+		console=$results/consoles/$name-paths.log
+		note "==> $name, its fast and slow paths counted (VARIANT=$counting)"
+		boot "$name" "$stage" "$counting" bench-paths "$objects" "$console" --cpus 2 --memory 2048
+		sed -n "s/^bench-paths: paths groups=\([0-9]*\) loops=\([0-9]*\) alloc_fast=\([0-9]*\) alloc_slow=\([0-9]*\) free_fast=\([0-9]*\) free_slow=\([0-9]*\)\$/$name,\1,\2,\3,\4,\5,\6/p" \
+			"$console" >>"$results/paths.csv"
+	done
+fi
 
 python3 "$KIT_ROOT/scripts/bench_report.py" "$results"
 note "==> the report: $results/report.md"

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """bench_report.py RESULTS: the report of a make bench run (scripts/bench.sh).
 
-Reads RESULTS/meta.txt, hackbench.csv, memory.csv and micro.csv; writes
+Reads RESULTS/meta.txt, hackbench.csv, memory.csv, micro.csv and, when
+the statistics kernels ran, paths.csv; writes
 RESULTS/report.md and its plots (SVG, by gnuplot) and prints the table of
 hackbench ratios next to the 2010 cover letter's.
 
@@ -257,6 +258,35 @@ def main():
             cells.append(f"{med('slab_kb')} / {med('sunreclaim_kb')} / {med('queued_kb')}")
         out.append(f"| {cpus} | {when} | " + " | ".join(cells) + " |")
     out.append("")
+
+    # Fast and slow paths, from the statistics kernels.
+    paths = read_csv(results, "paths.csv") if os.path.exists(os.path.join(results, "paths.csv")) else []
+    if paths:
+        out += ["## Fast and slow paths", "",
+                "One boot of each allocator built with its statistics (`VARIANT=stats`: "
+                "`SLUB_STATS`; `VARIANT=slab-stats`: `DEBUG_SLAB`, which also red-zones small "
+                "objects), two CPUs, each hackbench run once; the allocations and frees over every "
+                "cache during the run, and the share that took the fast path. Fast means: for "
+                "SLAB, served from or freed into the CPU's array (a hit, not a miss); for SLUB, "
+                "served from or freed to the CPU's own slab through its lockless freelist, any "
+                "other free being a slow `__slab_free()` to that object's slab; for SLUB+Q, "
+                "served from the CPU's queue, or freed into it while it had room.", "",
+                "| groups | loops | " + " | ".join(f"{k} allocs (fast) | {k} frees (fast)" for k in KERNELS) +
+                " |", "|---:|---:|" + "---:|---:|" * len(KERNELS)]
+        by = {(int(r["groups"]), int(r["loops"]), r["kernel"]): r for r in paths}
+        for (groups, loops) in sorted({(g, l) for g, l, _ in by}):
+            cells = []
+            for k in KERNELS:
+                r = by.get((groups, loops, k))
+                if not r:
+                    cells += ["", ""]
+                    continue
+                for op in ("alloc", "free"):
+                    fast, slow = int(r[f"{op}_fast"]), int(r[f"{op}_slow"])
+                    total = fast + slow
+                    cells.append(f"{total} ({100 * fast / total:.1f} %)" if total else "0")
+            out.append(f"| {groups} | {loops} | " + " | ".join(cells) + " |")
+        out.append("")
 
     with open(os.path.join(results, "report.md"), "w") as f:
         f.write("\n".join(out))

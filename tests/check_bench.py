@@ -73,13 +73,25 @@ def main():
                             problems.append(f"microbenchmark: no {test} of {size} B for {kernel}, "
                                             f"{clock} time, boot {boot}")
 
+    # The statistics kernels: each allocator counted allocations and frees
+    # in each hackbench run, some of them fast.
+    if "(quick)" not in meta:
+        have = {(r["kernel"], int(r["groups"])) for r in rows(results, "paths.csv")
+                if int(r["alloc_fast"]) > 0 and int(r["free_fast"]) > 0
+                and int(r["alloc_slow"]) + int(r["free_slow"]) > 0}
+        problems += [f"paths: no fast and slow path counts for {k}, {g} groups"
+                     for k in KERNELS for g in groups if (k, g) not in have]
+
     with open(os.path.join(results, "report.md")) as f:
         report = f.read()
     for c in cpus:
         for g in groups:
             if not re.search(rf"^\| {c} \| {g} \| \d+ \|", report, re.M):
                 problems.append(f"report.md: no hackbench row for {c} CPUs, {g} groups")
-    for heading in ("## hackbench -P", "## Microbenchmark", "## Slab memory"):
+    headings = ["## hackbench -P", "## Microbenchmark", "## Slab memory"]
+    if "(quick)" not in meta:
+        headings.append("## Fast and slow paths")
+    for heading in headings:
         if heading not in report:
             problems.append(f"report.md: no section {heading}")
     for plot in ("hackbench.svg", "micro.svg"):

@@ -127,6 +127,18 @@ tap_works() {
 check "the test output is TAP; a failed build skips what needs it; FILTER selects" tap_works
 check "the gdb helpers compile" python3 -c 'import sys; compile(open(sys.argv[1]).read(), sys.argv[1], "exec")' vm/gdb/slubq.py
 
+# make bench's report (scripts/bench_report.py) and the check of a results
+# folder (tests/check_bench.py), on made-up figures: no kernel boots.
+bench_report_made() {
+	rm -rf "$out/bench"
+	python3 tests/bench_sample.py "$out/bench" "$@"
+	python3 scripts/bench_report.py "$out/bench"
+	python3 tests/check_bench.py "$out/bench"
+}
+check "make bench's report has the tables and plots of every kernel's figures" bench_report_made
+check "  ... and its check fails a results folder without SLAB's hackbench times" \
+	fails_with "hackbench: no time for SLAB, 2 CPUs, 100 groups" bench_report_made --drop SLAB
+
 # make docs: an HTML page per handout, an SVG per diagram; the answers
 # only in the instructors' edition.
 docs_build() {

@@ -42,6 +42,20 @@ kit_arg() {
 	echo "$kit_value"
 }
 
+# slab_allocator: which allocator this kernel has, SLAB, SLUB or SLUB+Q,
+# by what it shows (SLUB+Q's caches have a cpu_objects file, SLUB's have
+# sysfs at all, SLAB's none), for the host to check against the kernel it
+# meant to boot.
+slab_allocator() {
+	if [ -e /sys/kernel/slab/kmalloc-64/cpu_objects ]; then
+		echo SLUB+Q
+	elif [ -d /sys/kernel/slab ]; then
+		echo SLUB
+	else
+		echo SLAB
+	fi
+}
+
 # complaints: the kernel's complaints so far, the lines of its log that
 # say BUG, WARNING or Oops; status 1 if there are none.
 complaints() {
