@@ -316,8 +316,19 @@ class Terminal:
         deadline = time.monotonic() + limit
         while self.proc.poll() is None and time.monotonic() < deadline:
             Terminal.read(0.5)
-        if self.proc.poll() is None:
-            os.killpg(self.proc.pid, signal.SIGKILL)
+        # SIGTERM first: scripts/lab.sh then ends the QEMU it started in a
+        # session of its own, which a SIGKILL to this group would leave
+        # running, holding the gdb port, so that every later boot failed.
+        for sig, grace in ((signal.SIGTERM, 10), (signal.SIGKILL, 0)):
+            if self.proc.poll() is not None:
+                break
+            try:
+                os.killpg(self.proc.pid, sig)
+            except ProcessLookupError:
+                break
+            deadline = time.monotonic() + grace
+            while self.proc.poll() is None and time.monotonic() < deadline:
+                Terminal.read(0.5)
         self.proc.wait()
         for fd in [fd for fd, (t, _) in Terminal.live.items() if t is self]:
             del Terminal.live[fd]
@@ -572,7 +583,9 @@ def run(path, log_path, refresh=False):
         print(f"handout: {e}", file=sys.stderr)
         status = 1
     if gdb is not None:
-        gdb.end("quit")
+        # After a failure gdb may wait on a running kernel and never read
+        # the quit: a short wait, then the signals.
+        gdb.end("quit", limit=60 if status == 0 else 10)
     if guest is not None:
         guest.end("exit")
     log.line("")

@@ -750,6 +750,25 @@ handout_step_fails() {
 		{ echo "the failed step is counted as executed"; return 1; }
 }
 
+# handout_hang_ended STAGE: a step whose prompt never comes (continue past
+# a breakpoint that does not hit) fails the handout once
+# KIT_WALKTHROUGH_TIMEOUT runs out, and the runner ends make lab's QEMU
+# with it: one left running held the gdb port, and every boot after it
+# failed.
+handout_hang_ended() {
+	local port
+	port=$(kit_gdb_port)
+	printf '%s\n' '```host' "make lab STAGE=$1" '```' '' '```gdb' '(gdb) break panic' \
+		'(gdb) continue' '```' >"$out/handout.md"
+	KIT_WALKTHROUGH_TIMEOUT=15 fails_with "no gdb prompt after 15 s" \
+		scripts/handout.py run "$out/handout.md" "$out/handout.log" || return 1
+	if port_listening "$port"; then
+		echo "something still listens on the gdb port $port after the handout ended:"
+		pgrep -af qemu-system || true
+		return 1
+	fi
+}
+
 # stale_excerpt_handout STAGE: a handout of three prints after make lab
 # STAGE, each with its excerpt: the first marks the number (<n>), the second
 # is stale (6*8 is not 41), the third is right.
@@ -1315,6 +1334,8 @@ if [ -z "$only_stage" ] || [ "$only_stage" = "$last" ]; then
 	check "  ... and so does a value printed <optimized out>" \
 		handout_step_fails "$last" 'echo s = <optimized out>\n' "the output says <optimized out>"
 	check "  ... unless the excerpt after the step shows it so" handout_optimized_out_shown "$last"
+	check "  ... and so does a step whose prompt never comes, and its QEMU ends with it" \
+		handout_hang_ended "$last"
 	check "make excerpts runs past a stale excerpt and shows what was printed instead" \
 		excerpts_refreshed "$last"
 	check "make boot and make gdb in two terminals: break, type in the guest, detach" \
