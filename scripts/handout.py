@@ -268,6 +268,16 @@ class Terminal:
         except BrokenPipeError:
             raise HandoutError(f"the program ended before \"{text}\" could be typed")
 
+    def group_alive(self):
+        """Whether a process of the program's group still runs (the
+        program is reaped first, so that it does not count)."""
+        self.proc.poll()
+        try:
+            os.killpg(self.proc.pid, 0)
+            return True
+        except ProcessLookupError:
+            return False
+
     def reading(self):
         return any(t is self for t, _ in Terminal.live.values())
 
@@ -313,22 +323,21 @@ class Terminal:
             self.proc.stdin.close()
         except BrokenPipeError:
             pass
-        deadline = time.monotonic() + limit
-        while self.proc.poll() is None and time.monotonic() < deadline:
-            Terminal.read(0.5)
-        # SIGTERM first: scripts/lab.sh then ends the QEMU it started in a
-        # session of its own, which a SIGKILL to this group would leave
-        # running, holding the gdb port, so that every later boot failed.
-        for sig, grace in ((signal.SIGTERM, 10), (signal.SIGKILL, 0)):
-            if self.proc.poll() is not None:
+        # The program's process group is gone only when make lab's script
+        # has ended the QEMU it started in a session of its own (its exit
+        # trap; a SIGTERM runs it, a SIGKILL does not): a QEMU left
+        # running holds the gdb port, and every later boot fails.
+        for sig, grace in ((None, limit), (signal.SIGTERM, 10), (signal.SIGKILL, 5)):
+            if not self.group_alive():
                 break
-            try:
-                os.killpg(self.proc.pid, sig)
-            except ProcessLookupError:
-                break
+            if sig is not None:
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except ProcessLookupError:
+                    break
             deadline = time.monotonic() + grace
-            while self.proc.poll() is None and time.monotonic() < deadline:
-                Terminal.read(0.5)
+            while self.group_alive() and time.monotonic() < deadline:
+                Terminal.read(0.2)
         self.proc.wait()
         for fd in [fd for fd, (t, _) in Terminal.live.items() if t is self]:
             del Terminal.live[fd]
