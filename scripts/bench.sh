@@ -53,18 +53,23 @@ smoke)
 	;;
 esac
 
-# The kernels: name, stage, the variant timed, the variant that counts.
+# The kernels: name, stage, the variant timed, the variant that counts;
+# and each build they need, "NAME STAGE VARIANT".
 kernels=("SLAB $base slab slab-stats" "SLUB $base bench stats" "SLUB+Q $slubq bench stats")
+builds=()
+for spec in "${kernels[@]}"; do
+	read -r name stage variant counting <<<"$spec"
+	builds+=("$name $stage $variant")
+	[ -z "$stats" ] || builds+=("$name $stage $counting")
+done
 
 results=$KIT_WORK/bench/$(date +%Y-%m-%d-%H%M%S)${profile:+-$profile}
 mkdir -p "$results/consoles"
 
-for spec in "${kernels[@]}"; do
-	read -r name stage variant counting <<<"$spec"
-	for v in "$variant" ${stats:+"$counting"}; do
-		KIT_VARIANT=$v "$KIT_ROOT/scripts/build-kernel.sh" "$stage" ||
-			die "the $name kernel (stage $stage, VARIANT=$v) does not build"
-	done
+for spec in "${builds[@]}"; do
+	read -r name stage variant <<<"$spec"
+	KIT_VARIANT=$variant "$KIT_ROOT/scripts/build-kernel.sh" "$stage" ||
+		die "the $name kernel (stage $stage, VARIANT=$variant) does not build"
 done
 
 # What the figures were made on and with.
@@ -75,12 +80,10 @@ done
 	echo "qemu: $(qemu-system-x86_64 --version | sed -n 1p), TCG"
 	echo "linux: linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)"
 	echo "kit: $(git -C "$KIT_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
-	for spec in "${kernels[@]}"; do
-		read -r name stage variant counting <<<"$spec"
-		for v in "$variant" ${stats:+"$counting"}; do
-			echo "kernel: $name = stage $stage, VARIANT=$v ($(KIT_VARIANT=$v stage_fragments "$stage" |
-				sed "s|^$KIT_ROOT/||" | paste -sd ' '))"
-		done
+	for spec in "${builds[@]}"; do
+		read -r name stage variant <<<"$spec"
+		echo "kernel: $name = stage $stage, VARIANT=$variant ($(KIT_VARIANT=$variant stage_fragments "$stage" |
+			sed "s|^$KIT_ROOT/||" | paste -sd ' '))"
 	done
 	echo "settings: boots=$boots runs=$runs cpus=${cpu_counts// /,} hackbench=$hackbench objects=$objects" \
 		"icount_objects=$icount_objects sizes=$sizes${profile:+ ($profile)}"
@@ -90,17 +93,18 @@ echo 'kernel,cpus,boot,when,slab_kb,sunreclaim_kb,queued_kb' >"$results/memory.c
 echo 'kernel,cpus,clock,boot,test,size,ops,ns' >"$results/micro.csv"
 echo 'kernel,groups,loops,alloc_fast,alloc_slow,free_fast,free_slow' >"$results/paths.csv"
 
-# boot NAME STAGE VARIANT SCRIPT OBJECTS CONSOLE QEMU-OPTION...: boot the
-# kernel with the guest running SCRIPT (the module making OBJECTS
-# operations of each kind), keep its console, and fail unless SCRIPT
-# passed.
 # The guest's TSC rate in kHz under TCG (the host's), as the first boot
 # that calibrated it found it; later boots are given it (tsc_early_khz=).
 tsc_khz=''
 
+# boot NAME STAGE VARIANT SCRIPT OBJECTS CONSOLE QEMU-OPTION...: boot the
+# kernel with the guest running SCRIPT (the module making OBJECTS
+# operations of each kind), keep its console, and fail unless SCRIPT
+# passed.
 boot() {
-	local name=$1 stage=$2 variant=$3 script=$4 ops=$5 console=$6 try tsc='' given='' mhz
+	local name=$1 stage=$2 variant=$3 script=$4 ops=$5 console=$6 try tsc='' given='' mhz realtime=1
 	shift 6
+	[[ " $* " != *" --icount "* ]] || realtime=''
 	# The module times with the kernel's clock, which must be the TSC: with
 	# two CPUs the kernel finds TCG's TSCs unsynchronized and falls back to
 	# jiffies, a 4 ms clock (tsc=reliable: the timed loops run on one CPU
@@ -110,17 +114,20 @@ boot() {
 	# an earlier boot found, and the first ones are made again until one
 	# finds it.  Under -icount the guest's TSC counts virtual time, at
 	# another rate, which the kernel calibrates without fail.
-	if [ -n "$tsc_khz" ] && [[ " $* " != *" --icount "* ]]; then
+	if [ -n "$tsc_khz" ] && [ -n "$realtime" ]; then
 		given=" tsc_early_khz=$tsc_khz"
 	fi
 	for try in 1 2 3 4 5; do
 		KIT_VARIANT=$variant timeout 3600 "$KIT_ROOT/scripts/qemu.sh" --run "$script" \
 			--append "tsc=reliable$given kit.runs=$runs kit.hackbench=$hackbench kit.objects=$ops kit.sizes=$sizes" \
 			"$@" "$stage" </dev/null 2>&1 | tr -d '\r' >"$console" || true
-		if grep -qx 'clocksource: Switched to clocksource tsc' "$console"; then
+		# The clock it last switched to: tsc, or tsc-early in a boot too
+		# short to reach the switch from one to the other (-icount).
+		if grep '^clocksource: Switched to clocksource ' "$console" | tail -n 1 |
+			grep -qE ' tsc(-early)?$'; then
 			tsc=1
 			mhz=$(sed -n 's/^tsc: Detected \([0-9.]*\) MHz processor$/\1/p' "$console")
-			if [ -z "$tsc_khz" ] && [ -n "$mhz" ] && [[ " $* " != *" --icount "* ]]; then
+			if [ -z "$tsc_khz" ] && [ -n "$mhz" ] && [ -n "$realtime" ]; then
 				tsc_khz=$(awk -v m="$mhz" 'BEGIN { printf "%d", m * 1000 + 0.5 }')
 				echo "tsc_khz: $tsc_khz (found by the $name kernel's first boot, given to later ones)" >>"$results/meta.txt"
 			fi

@@ -11,9 +11,9 @@ import csv
 import os
 import random
 
-KERNELS = ("SLAB", "SLUB", "SLUB+Q")
-TESTS = ["pair"] + [f"batch-{n}-{op}" for n in (1, 100, 10000) for op in ("alloc", "free")] + \
-    ["remote-free", "remote-alloc", "bulk-alloc", "bulk-free"]
+# What the check expects: the kernels, and the module's tests.
+from check_bench import KERNELS, PRIMITIVES, TESTS
+
 SIZES = (64, 4096)
 HACKBENCH = ((1, 20), (100, 2))
 
@@ -51,13 +51,13 @@ def main():
     for k in KERNELS:
         for clock, boots in (("real", (1, 2)), ("icount", (1, 2))):
             for b in boots:
-                for t in TESTS:
+                for t in (t for t in TESTS if t not in PRIMITIVES):
                     if clock == "icount" and t.startswith("remote"):
                         continue
                     rows += [(k, 2 if clock == "real" else 1, clock, b, t, s, 10000,
                               rng.randint(900000, 2000000)) for s in SIZES]
                 rows += [(k, 2 if clock == "real" else 1, clock, b, p, 0, 10000,
-                          rng.randint(100000, 900000)) for p in ("cmpxchg16b", "irq-off")]
+                          rng.randint(100000, 900000)) for p in PRIMITIVES]
     write(os.path.join(args.dir, "micro.csv"),
           ["kernel", "cpus", "clock", "boot", "test", "size", "ops", "ns"], rows)
     write(os.path.join(args.dir, "paths.csv"),

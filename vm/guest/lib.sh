@@ -56,6 +56,26 @@ slab_allocator() {
 	fi
 }
 
+# hackbench_configs: the GROUPSxLOOPS words of kit.hackbench= (make bench,
+# scripts/bench.sh).
+hackbench_configs() {
+	kit_arg hackbench 1x2000,10x200,100x20 | tr , ' '
+}
+
+# hackbench_run GROUPS LOOPS: hackbench -P (processes, socketpairs,
+# 100-byte messages, as in the 2010 cover letter), its output in
+# /tmp/hackbench.out; if it fails, the output and the FAILED verdict.
+# hackbench -P -g 100 opens about 4000 descriptors, and with busybox's
+# limit of 1024 it hangs: the script's limit is raised first.
+hackbench_run() {
+	# shellcheck disable=SC3045 # busybox's ash has it
+	ulimit -n 8192
+	hackbench -P -g "$1" -l "$2" >/tmp/hackbench.out 2>&1 && return 0
+	cat /tmp/hackbench.out
+	fail "hackbench -P -g $1 -l $2 failed"
+	finish
+}
+
 # complaints: the kernel's complaints so far, the lines of its log that
 # say BUG, WARNING or Oops; status 1 if there are none.
 complaints() {
