@@ -20,11 +20,15 @@
 # the lab's shorter run: three boots of each kernel with two CPUs, two runs
 # a boot, no statistics kernels.  --smoke runs the whole pipeline at the
 # smallest settings, one boot of each kernel, to show that every figure
-# comes out; its numbers mean nothing.
+# comes out; its numbers mean nothing.  It builds one kernel, not six: it
+# times and counts with the stage kernels themselves for SLUB and SLUB+Q
+# (the lab configuration has SLUB's statistics) and with one of the same
+# configuration for SLAB (variant slab-smoke); make test runs it.
 #
 # KIT_BENCH_BOOTS (default 5) and KIT_BENCH_RUNS (3) set the boots of each
 # kernel and the runs of each hackbench in a boot; KIT_BENCH_CPUS ("2 1")
-# the CPU counts to boot with.
+# the CPU counts to boot with; KIT_BENCH_RESULTS the results folder (by
+# default a new one, named for the date, in the work directory).
 set -euo pipefail
 # shellcheck source=lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -48,28 +52,41 @@ objects=10000 icount_objects=100000 sizes=8,32,128,512,2048,8192
 case "$profile" in
 quick) boots=3 runs=2 cpu_counts=2 stats='' ;;
 smoke)
+	# Ten groups at most: the lab configuration's BASE_SMALL caps pid_max
+	# at 4096, and hackbench -P -g 100 runs 4000 tasks.
 	boots=1 runs=1 cpu_counts=2
-	hackbench=1x20,100x2 icount_objects=10000 sizes=64
+	hackbench=1x20,10x2 icount_objects=10000 sizes=64
 	;;
 esac
 
-# The kernels: name, stage, the variant timed, the variant that counts;
-# and each build they need, "NAME STAGE VARIANT".
+# The kernels: name, stage, the variant timed, the variant that counts
+# ("-": the stage kernel itself); and each build they need, "NAME STAGE
+# VARIANT", once.
 kernels=("SLAB $base slab slab-stats" "SLUB $base bench stats" "SLUB+Q $slubq bench stats")
+[ "$profile" != smoke ] || kernels=("SLAB $base slab-smoke slab-smoke" "SLUB $base - -" "SLUB+Q $slubq - -")
+
+# read_spec SPEC: name, stage, variant and counting from a kernels or
+# builds entry, with "-" made the empty KIT_VARIANT.
+read_spec() {
+	read -r name stage variant counting <<<"$1"
+	[ "$variant" != - ] || variant=''
+	[ "${counting:-}" != - ] || counting=''
+}
+
 builds=()
 for spec in "${kernels[@]}"; do
 	read -r name stage variant counting <<<"$spec"
 	builds+=("$name $stage $variant")
-	[ -z "$stats" ] || builds+=("$name $stage $counting")
+	[ -z "$stats" ] || [ "$counting" = "$variant" ] || builds+=("$name $stage $counting")
 done
 
-results=$KIT_WORK/bench/$(date +%Y-%m-%d-%H%M%S)${profile:+-$profile}
+results=${KIT_BENCH_RESULTS:-$KIT_WORK/bench/$(date +%Y-%m-%d-%H%M%S)${profile:+-$profile}}
 mkdir -p "$results/consoles"
 
 for spec in "${builds[@]}"; do
-	read -r name stage variant <<<"$spec"
+	read_spec "$spec"
 	KIT_VARIANT=$variant "$KIT_ROOT/scripts/build-kernel.sh" "$stage" ||
-		die "the $name kernel (stage $stage, VARIANT=$variant) does not build"
+		die "the $name kernel (stage $stage, VARIANT=${variant:-none}) does not build"
 done
 
 # What the figures were made on and with.
@@ -81,8 +98,8 @@ done
 	echo "linux: linux-source-6.1 $(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null || echo unknown)"
 	echo "kit: $(git -C "$KIT_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)"
 	for spec in "${builds[@]}"; do
-		read -r name stage variant <<<"$spec"
-		echo "kernel: $name = stage $stage, VARIANT=$variant ($(KIT_VARIANT=$variant stage_fragments "$stage" |
+		read_spec "$spec"
+		echo "kernel: $name = stage $stage, VARIANT=${variant:-none} ($(KIT_VARIANT=$variant stage_fragments "$stage" |
 			sed "s|^$KIT_ROOT/||" | paste -sd ' '))"
 	done
 	echo "settings: boots=$boots runs=$runs cpus=${cpu_counts// /,} hackbench=$hackbench objects=$objects" \
@@ -158,7 +175,7 @@ micro_rows() {
 for cpus in $cpu_counts; do
 	for ((b = 1; b <= boots; b++)); do
 		for spec in "${kernels[@]}"; do
-			read -r name stage variant _ <<<"$spec"
+			read_spec "$spec"
 			console=$results/consoles/$name-cpus$cpus-boot$b.log
 			note "==> $name, $cpus CPUs, boot $b of $boots"
 			# hackbench -P -g 100 runs 4000 processes.
@@ -176,7 +193,7 @@ done
 # boots of each kernel, which must agree.
 for rep in 1 2; do
 	for spec in "${kernels[@]}"; do
-		read -r name stage variant _ <<<"$spec"
+		read_spec "$spec"
 		console=$results/consoles/$name-icount-boot$rep.log
 		note "==> $name, instructions (-icount), boot $rep of 2"
 		boot "$name" "$stage" "$variant" microbench "$icount_objects" "$console" --cpus 1 --icount
@@ -188,9 +205,9 @@ done
 # two CPUs, each hackbench once.
 if [ -n "$stats" ]; then
 	for spec in "${kernels[@]}"; do
-		read -r name stage _ counting <<<"$spec"
+		read_spec "$spec"
 		console=$results/consoles/$name-paths.log
-		note "==> $name, its fast and slow paths counted (VARIANT=$counting)"
+		note "==> $name, its fast and slow paths counted (VARIANT=${counting:-none})"
 		boot "$name" "$stage" "$counting" bench-paths "$objects" "$console" --cpus 2 --memory 2048
 		sed -n "s/^bench-paths: paths groups=\([0-9]*\) loops=\([0-9]*\) alloc_fast=\([0-9]*\) alloc_slow=\([0-9]*\) free_fast=\([0-9]*\) free_slow=\([0-9]*\)\$/$name,\1,\2,\3,\4,\5,\6/p" \
 			"$console" >>"$results/paths.csv"

@@ -263,9 +263,9 @@ def main():
     paths = read_csv(results, "paths.csv") if os.path.exists(os.path.join(results, "paths.csv")) else []
     if paths:
         out += ["## Fast and slow paths", "",
-                "One boot of each allocator built with its statistics (`VARIANT=stats`: "
-                "`SLUB_STATS`; `VARIANT=slab-stats`: `DEBUG_SLAB`, which also red-zones small "
-                "objects), two CPUs, each hackbench run once; the allocations and frees over every "
+                "One boot of each allocator built with its statistics (SLUB's and SLUB+Q's "
+                "`SLUB_STATS`; SLAB's `DEBUG_SLAB`, which also red-zones small objects; "
+                "`meta.txt` names the kernels), two CPUs, each hackbench run once; the allocations and frees over every "
                 "cache during the run, and the share that took the fast path. Fast means: for "
                 "SLAB, served from or freed into the CPU's array (a hit, not a miss); for SLUB, "
                 "served from or freed to the CPU's own slab through its lockless freelist, any "
