@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Read a lab's coding exercise (labs/LAB/exercise.py) for the shell.
+"""Read a lab's exercise, SPEC: labs/LAB/exercise.toml (its data) and the
+lab's checks.py beside it, if it has one (its code), for the shell and for
+vm/gdb/grader.py.
 
   exercise.py skeleton SPEC TREE   blank the functions SPEC names in TREE
                                    (the stage's source, the solution): each
@@ -26,27 +28,64 @@ writes every function.
 """
 
 import importlib.util
+import os
 import re
 import sys
 import textwrap
+import tomllib
+import types
+
+# What an exercise.toml may hold (labs/00-baseline's and labs/07-cpu-queues'
+# say what each is).
+KEYS = ("answers_append", "functions", "boots", "tests", "questions")
 
 
 def load(path):
-    """A lab's exercise.py, with what a lab may leave out filled in:
+    """A lab's exercise.toml, with what a lab may leave out filled in:
     FUNCTIONS (none: questions only), TESTS (none: questions only), and
-    QUESTIONS, which become tests of kind "answer" of the boot "answers":
-    the stage's own kernel, the guest running churn and gdb stopping it
-    where each question is asked (ANSWERS_APPEND: kernel parameters)."""
-    spec = importlib.util.spec_from_file_location("lab_exercise", path)
-    lab = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(lab)
-    lab.FUNCTIONS = getattr(lab, "FUNCTIONS", [])
-    lab.TESTS = getattr(lab, "TESTS", []) + [
-        dict(q, kind="answer", boot="answers") for q in getattr(lab, "QUESTIONS", [])]
-    lab.BOOTS = dict({"answers": {"run": "churn", "gdb": True, "kernel": "stage",
-                                  "append": getattr(lab, "ANSWERS_APPEND", "")}},
-                     **getattr(lab, "BOOTS", {}))
-    return lab
+    the questions, which become tests of kind "answer" of the boot
+    "answers": the stage's own kernel, the guest running churn and gdb
+    stopping it where each question is asked (answers_append: kernel
+    parameters).  The lab's code, checks.py beside it if it has one, gives
+    gdb_checks() (its live tests) and the functions that the questions'
+    "function" names: each becomes the callable itself."""
+    try:
+        with open(path, "rb") as f:
+            spec = tomllib.load(f)
+    except tomllib.TOMLDecodeError as e:
+        sys.exit("exercise.py: %s: %s" % (path, e))
+    unknown = [key for key in spec if key not in KEYS]
+    if unknown:
+        sys.exit("exercise.py: %s: unknown key %s (a lab's exercise.toml has %s)" % (
+            path, ", ".join(unknown), ", ".join(KEYS)))
+    checks = None
+    code = os.path.join(os.path.dirname(path), "checks.py")
+    if os.path.exists(code):
+        module = importlib.util.spec_from_file_location("lab_checks", code)
+        checks = importlib.util.module_from_spec(module)
+        module.loader.exec_module(checks)
+    questions = []
+    for q in spec.get("questions", []):
+        if ("value" in q) == ("function" in q):
+            sys.exit("exercise.py: %s: question %s needs a value (a gdb expression) "
+                     "or a function (of checks.py), one of the two" % (path, q.get("id")))
+        if "function" in q:
+            function = getattr(checks, q["function"], None)
+            if not callable(function):
+                sys.exit("exercise.py: %s: question %s: no function %s() in %s" % (
+                    path, q.get("id"), q["function"], code))
+            q = dict(q, function=function)
+        questions.append(dict(q, kind="answer", boot="answers"))
+    tests = spec.get("tests", [])
+    if any(t.get("kind") == "gdb" for t in tests) and not hasattr(checks, "gdb_checks"):
+        sys.exit("exercise.py: %s: tests of kind gdb, and no gdb_checks() in %s" % (path, code))
+    return types.SimpleNamespace(
+        FUNCTIONS=spec.get("functions", []),
+        TESTS=tests + questions,
+        BOOTS=dict({"answers": {"run": "churn", "gdb": True, "kernel": "stage",
+                                "append": spec.get("answers_append", "")}},
+                   **spec.get("boots", {})),
+        gdb_checks=getattr(checks, "gdb_checks", None))
 
 
 def definition(lines, name, path):

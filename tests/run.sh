@@ -221,8 +221,8 @@ check "make help and the README list every setting the scripts read" settings_do
 # (every lab of the kit has some).
 mkdir -p "$out/kit"
 cp -R scripts vm stages labs "$out/kit/"
-rm "$out/kit/labs/00-baseline/exercise.py"
-graded=$(for spec in "$out"/kit/labs/*/exercise.py; do basename "$(dirname "$spec")" | cut -d- -f1; done)
+rm "$out/kit/labs/00-baseline/exercise.toml"
+graded=$(for spec in "$out"/kit/labs/*/exercise.toml; do basename "$(dirname "$spec")" | cut -d- -f1; done)
 check "make exercise on a lab without graded work says which labs have some" \
 	fails_with "lab 00-baseline has no graded work; the labs that have some: $(echo "$graded" | paste -sd ' ')" \
 	"$out/kit/scripts/exercise.sh" 0
@@ -967,7 +967,7 @@ in_test_tree() {
 }
 
 lab_spec() {
-	python3 scripts/exercise.py "$1" "labs/$2/exercise.py" "${@:3}"
+	python3 scripts/exercise.py "$1" "labs/$2/exercise.toml" "${@:3}"
 }
 
 # lab_questions STAGE: the ids of the lab's questions (tests of kind answer).
@@ -1334,7 +1334,7 @@ for stage in $(kit_stages); do
 		check "kit-cpu-slab reports a CPU freelist that loops or leaves its slab's objects" \
 			freelist_corruption_reported "$stage"
 	fi
-	if [ -f "labs/$stage/exercise.py" ]; then
+	if [ -f "labs/$stage/exercise.toml" ]; then
 		graded_lab_checks "$stage"
 	fi
 done

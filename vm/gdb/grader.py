@@ -5,8 +5,8 @@
 #
 # scripts/grade.sh runs it as gdb's batch script (scripts/lab.sh --script), with the
 # kit's helpers (slubq) loaded, and says what to do in the environment:
-#   KIT_GRADE_SPEC     the lab's exercise.py: its TESTS, and gdb_checks(),
-#                      which calls the Session below
+#   KIT_GRADE_SPEC     the lab's exercise.toml: its TESTS; and gdb_checks()
+#                      of its checks.py, which calls the Session below
 #   KIT_GRADE_TESTS    the ids of the tests to run, comma separated
 #   KIT_GRADE_RESULTS  where to write "ID<TAB>ok" or "ID<TAB>fail<TAB>WHY"
 #   KIT_GRADE_UNTIL_POWEROFF  non-empty: once the checks are done, let the
@@ -16,7 +16,7 @@
 #
 # A test passes if gdb_checks() ran it and found nothing wrong.  A question
 # (a test of kind "answer") passes if the student's answer is the value of
-# its "value" (a gdb expression, or a function of the lab's) when the
+# its "value" (a gdb expression) or its "function" (of checks.py) when the
 # kernel first reaches its "at" (a function; kernel_execve by default,
 # that is, once booted): read in the live kernel, never typed in.  Student
 # code may loop for ever, oops, or panic the kernel: every wait for the
@@ -243,10 +243,9 @@ def same(answer, value):
 
 def live_value(lab, question):
     """What the kernel says the answer to QUESTION is, now."""
-    value = question["value"]
-    if callable(value):
-        return value()
-    v = gdb.parse_and_eval(value)
+    if "function" in question:
+        return question["function"]()
+    v = gdb.parse_and_eval(question["value"])
     if v.type.strip_typedefs().code == gdb.TYPE_CODE_ENUM:
         return str(v)
     return int(v)
