@@ -364,37 +364,20 @@ torture_catches_corruption() {
 
 # helpers_load STAGE: the gdb helpers load on the stage's vmlinux with the
 # kernel's own gdb scripts (as make gdb loads them), and each helper runs
-# once.  No kernel runs: a helper may find no registers or memory there,
-# or say what it cannot do on that stage, but any other Python exception
-# (a field the stage's types lack, say) is a bug of the helper.
-# shellcheck disable=SC2016 # gdb's $-functions, not the shell's
+# once, as tests/helper-uses.txt uses it.  No kernel runs: a helper may
+# find no registers or memory there, or say what it cannot do on that
+# stage, but any other Python exception (a field the stage's types lack,
+# say) is a bug of the helper.
 helpers_load() {
-	local dir name obj=0xffff888000100000 s='kmalloc_caches[0][6]'
+	local dir name command
 	local -a args=()
-	local -A use=(
-		[kit_per_cpu_ptr]="print \$kit_per_cpu_ptr($s->cpu_slab, 0)"
-		[kit_cpu]='print $kit_cpu()'
-		[kit_cpu_freelist]="print \$kit_cpu_freelist($s, 0)"
-		[kit_cpu_slab]="print \$kit_cpu_slab($s, 0)"
-		[kit_nr_caches]='print $kit_nr_caches()'
-		[kit_cache]='print $kit_cache("kmalloc-64")'
-		[kit_virt_to_slab]="print \$kit_virt_to_slab($obj)"
-		[kit_slab_cache]="print \$kit_slab_cache($obj)"
-		[kit_free_pointer]="print \$kit_free_pointer($s, $obj)"
-		[kit_queue_len]="print \$kit_queue_len($s, 0)"
-		[kit_object_free]="print \$kit_object_free($obj)"
-		[kit_slab_available]='print $kit_slab_available((struct slab *)0xffffea0000004000)'
-		[kit_cache_debug]="print \$kit_cache_debug($s)"
-		[kit-cache-flags]='kit-cache-flags kmalloc-64'
-		[kit-caches]='kit-caches'
-		[kit-cpu-slab]='kit-cpu-slab kmalloc-64'
-		[kit-queue]='kit-queue kmalloc-64'
-		[kit-slab]="kit-slab $obj"
-		[kit-draw]='kit-draw kmalloc-64'
-		[kit]='kit'
-	)
+	local -A use=()
+	while IFS=$'\t' read -r name command; do
+		command=${command//CACHE/kmalloc_caches[0][6]}
+		use[$name]=${command//OBJECT/0xffff888000100000}
+	done < <(grep -v '^#' tests/helper-uses.txt)
 	while IFS= read -r name; do
-		[ -n "${use[$name]:-}" ] || { echo "helpers_load does not run $name: add it"; return 1; }
+		[ -n "${use[$name]:-}" ] || { echo "tests/helper-uses.txt does not use $name: add it"; return 1; }
 		args+=(-ex "echo == $name\n" -ex "${use[$name]}")
 	done < <(sed -n 's/^    name = "\(kit[-_a-z]*\)"$/\1/p' vm/gdb/slubq.py)
 	dir=$(realpath "$KIT_BUILD/$1")
