@@ -149,6 +149,13 @@ bench_smoke() {
 	python3 tests/check_bench.py "$out/bench-smoke"
 }
 
+# bench_configs_hold: the configurations of the kernels make bench times
+# and counts, which the smoke run does not build, hold.
+bench_configs_hold() {
+	variant_config_holds "$first" bench slab stats slab-stats
+	variant_config_holds "$last" bench stats
+}
+
 # make docs: an HTML page per handout, an SVG per diagram; the answers
 # only in the instructors' edition.
 docs_build() {
@@ -467,17 +474,23 @@ conditions_parse() {
 	fi
 }
 
-# variant_config_holds STAGE VARIANT: the variant's fragment, merged over
-# the stage's config, survives olddefconfig (what scripts/configure.sh checks
-# before a build), for a variant that make test does not build.
+# variant_config_holds STAGE VARIANT...: each variant's fragments (its
+# bases' first), merged over the stage's config, survive olddefconfig (what
+# scripts/configure.sh checks before a build), for variants that make test
+# does not build.
 variant_config_holds() {
-	local stage=$1 variant=$2 dir=$out/variant-$2 fragments
+	local stage=$1 variant dir=$out/variant-config fragments
+	shift
+	# One folder for all: kconfig's tools are built there once.
 	mkdir -p "$dir"
-	cp "$KIT_BUILD/$stage/.config" "$dir/.config" || return 1
-	cat "vm/config/variants/$variant.config" >>"$dir/.config" || return 1
-	kernel_make "$dir" olddefconfig >/dev/null || return 1
-	mapfile -t fragments < <(KIT_VARIANT=$variant stage_fragments "$stage")
-	scripts/check-config.sh "$dir/.config" "${fragments[@]}"
+	for variant in "$@"; do
+		cp "$KIT_BUILD/$stage/.config" "$dir/.config" || return 1
+		mapfile -t fragments < <(variant_fragments "$variant")
+		cat "${fragments[@]}" >>"$dir/.config" || return 1
+		kernel_make "$dir" olddefconfig >/dev/null || return 1
+		mapfile -t fragments < <(KIT_VARIANT=$variant stage_fragments "$stage")
+		scripts/check-config.sh "$dir/.config" "${fragments[@]}" || return 1
+	done
 }
 
 # break_targets STAGE...: the functions that the stages' handouts and
@@ -1350,6 +1363,8 @@ if [ -z "$only_stage" ]; then
 	prerequisite "make bench's SLAB kernel (stage $first, VARIANT=slab-smoke) builds" \
 		env KIT_VARIANT=slab-smoke scripts/build-kernel.sh "$first"
 	check "make bench --smoke: SLAB, SLUB and SLUB+Q boot, and every figure of its report comes out" bench_smoke
+	check "make bench's own kernels' configs hold: bench, slab, stats, slab-stats over stage $first; bench, stats over $last" \
+		bench_configs_hold
 fi
 
 tap_finish
