@@ -62,6 +62,8 @@ help:
 	@echo "  KIT_BENCH_BOOTS=N       make bench: boots of each kernel; default: 5"
 	@echo "  KIT_BENCH_RUNS=N        make bench: runs of each hackbench in a boot; default: 3"
 	@echo "  KIT_BENCH_CPUS='N ...'  make bench: the CPU counts to boot with; default: '2 1'"
+	@echo "  KIT_BENCH_RESULTS=DIR   make bench: its results folder; default: a new one in"
+	@echo "                          KIT_WORK/bench, named for the date"
 	@echo "  EDITION=instructor      make docs: with the answers, in docs/html-instructor;"
 	@echo "                          default: student (no answers), in docs/html"
 	@echo "  KIT_WORK=DIR            source, builds, logs; default: ~/.cache/slubq-kit"
