@@ -163,9 +163,9 @@ def main():
             continue
         v = [x for _, x in values]
         icount[(test, size, kernel)] = statistics.mean(v)
-        if len(v) == 2 and statistics.mean(v) and abs(v[0] - v[1]) / statistics.mean(v) > worst:
-            worst = abs(v[0] - v[1]) / statistics.mean(v)
-            worst_at = f"{kernel}'s {test} of {size} B"
+        apart = abs(v[0] - v[1]) / statistics.mean(v) if len(v) == 2 and statistics.mean(v) else 0
+        if apart > worst:
+            worst, worst_at = apart, f"{kernel}'s {test} of {size} B"
     tests = sorted({k[0] for k in icount if k[1]}, key=lambda t: (t.split("-")[0], t))
     sizes = sorted({k[1] for k in icount if k[1]})
     agree = f"{100 * worst:.3f} %" + (f" ({worst_at})" if worst_at else "")
