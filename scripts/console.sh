@@ -43,16 +43,18 @@ kunit_passed() {
 	grep -qF '[PASSED] slub_test ' <<<"$report" || { echo "no slub_test suite on the console"; return 1; }
 }
 
-# console_passed CONSOLE STAGE SCRIPT: the system came up, the SLUB KUnit
-# suite (it runs at every boot) passed, the guest script SCRIPT said
-# "SCRIPT: passed", and the kernel did not complain (its own BUG and
+# console_passed CONSOLE STAGE SCRIPT: the console's lines that say how
+# SCRIPT went (with the verdict of any script it ran that failed: "NAME:
+# FAILED: WHY"); passes if the system came up, the SLUB KUnit suite (it
+# runs at every boot) passed, the guest script SCRIPT said "SCRIPT:
+# passed", and the kernel did not complain (its own BUG and
 # WARNING reports, which lockdep's, KASAN's and might_sleep()'s are, and
 # SLUB's "BUG cache (...)" and "FIX" lines).  Where the kit's torture
 # module ran, it must have run on every CPU and done the operations it was
 # asked for (ops=, a million by default).
 console_passed() {
 	local console=$1 stage=$2 script=$3 cpus ops asked said
-	grep -E "^kit-init|^$script:|slub_test|slubq_torture" "$console" || true
+	grep -E "^kit-init|^$script:|^[a-z-]+: FAILED: |slub_test|slubq_torture" "$console" || true
 	cpus=$(ready_cpus "$console" "$stage") ||
 		{ echo "the system did not come up (no ready line)"; return 1; }
 	kunit_passed "$console" || return 1

@@ -369,6 +369,13 @@ torture_catches_corruption() {
 		'^slubq_torture: FAILED: 1 corrupt object'
 }
 
+# slabinfo's check can fail: a count that stays wrong in every listing
+# (planted by vm/guest/run/slabinfo-tool itself) fails it.
+slabinfo_catches_miscount() {
+	boot_fails "$1" slabinfo-tool kit.slabinfo_miscount=kmalloc-64 \
+		'^slabinfo-tool: FAILED: each of 5 listings in a row found something; the last: kmalloc-64: Slabs/Part/Cpu 1/9/0$'
+}
+
 # helpers_load STAGE: the gdb helpers load on the stage's vmlinux with the
 # kernel's own gdb scripts (as make gdb loads them), and each helper runs
 # once, as tests/helper-uses.txt uses it.  No kernel runs: a helper may
@@ -1278,6 +1285,11 @@ for stage in $(kit_stages); do
 			boot_run "$stage" validate slub_debug=FZPU
 		check "stage $stage: memcg, CPU hotplug, KFENCE, init_on_alloc/free keep working; slabinfo adds up" \
 			boot_run "$stage" features "init_on_alloc=1 init_on_free=1 kfence.sample_interval=10"
+		if [ -z "${slabinfo_fault_checked:-}" ]; then
+			check "  ... and a count that stays wrong in every listing fails slabinfo's check" \
+				slabinfo_catches_miscount "$stage"
+			slabinfo_fault_checked=1
+		fi
 		if stage_has "$stage" resizable-queues; then
 			check "stage $stage: cpu_queue_size and cpu_batch_size take good values, refuse bad ones" \
 				boot_run "$stage" queue-sizes
