@@ -1128,11 +1128,17 @@ questions_graded() {
 	done
 }
 
+# caught_by PATCH: the test ID that the planted mistake PATCH names in its
+# header ("Caught by: ID"); nothing if it names none.
+caught_by() {
+	sed -n 's/^Caught by: //p' "$1"
+}
+
 # mistake_caught STAGE PATCH: the test that the planted mistake PATCH
-# names ("Caught by: ID") fails on it, with its hint.
+# names fails on it, with its hint.
 mistake_caught() {
 	local stage=$1 patch=$2 id
-	id=$(sed -n 's/^Caught by: //p' "$patch")
+	id=$(caught_by "$patch")
 	[ -n "$id" ] || { echo "$patch names no test (Caught by: ID)"; return 1; }
 	with_source "$stage" "$patch"
 	! grade "$stage" "^$id: " || { echo "grade.sh passed the mistake"; return 1; }
@@ -1184,7 +1190,7 @@ graded_lab_checks() {
 	for patch in "labs/$stage"/mistakes/*.patch; do
 		[ -f "$patch" ] || continue
 		# (One that names no test runs, and fails for it.)
-		id=$(sed -n 's/^Caught by: //p' "$patch") id=${id:-$patch}
+		id=$(caught_by "$patch") id=${id:-$patch}
 		[ -n "$only_stage" ] || [ -z "${caught[$id]+set}" ] || continue
 		caught[$id]=1
 		check "lab $stage: planted mistake $(basename "$patch" .patch) fails the test it names" \

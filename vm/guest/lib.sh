@@ -56,10 +56,14 @@ slab_allocator() {
 	fi
 }
 
-# hackbench_configs: the GROUPSxLOOPS words of kit.hackbench= (make bench,
-# scripts/bench.sh).
-hackbench_configs() {
-	kit_arg hackbench 1x2000,10x200,100x20 | tr , ' '
+# bench_needs NAME...: make bench (scripts/bench.sh) gives each kit.NAME=
+# and holds their defaults: a boot without one ends here, FAILED, naming it.
+bench_needs() {
+	for bench_arg in "$@"; do
+		[ -n "$(kit_arg "$bench_arg")" ] && continue
+		fail "booted without kit.$bench_arg= (make bench gives it)"
+		finish
+	done
 }
 
 # hackbench_run GROUPS LOOPS: hackbench -P (processes, socketpairs,
