@@ -18,15 +18,8 @@ export CCACHE_DIR=${CCACHE_DIR:-$KIT_WORK/ccache}
 # that folder into every object with debug info and share nothing between
 # stages.  Sources are named by absolute path, so gdb still finds them.
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
-# Not ccache's depend mode, though it compiles a cold build 45 s sooner: it
-# never reads the preprocessed source, so it cannot see a file that the
-# assembler pulls in with .incbin.  The bzImage's piggy.S embeds the
-# compressed kernel that way, and when two stages' compressed kernels had
-# the same size, piggy.o came from the cache with the other stage's kernel
-# in it (ccache 4.7.5; fixed in ccache by its pull request 1765, July 2026).
-# The default mode refuses to cache such files; a CCACHE_DEPEND of the
-# caller's is overridden.
-export CCACHE_NODEPEND=true
+# Which of ccache's modes compiles which file: scripts/ccache-gcc.sh, the
+# compiler of every build.
 
 die() {
 	printf 'error: %s\n' "$*" >&2
@@ -339,7 +332,7 @@ bzimage_holds() {
 kernel_make() {
 	local out=$1
 	shift
-	make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC="ccache gcc" "$@"
+	make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC="$KIT_ROOT/scripts/ccache-gcc.sh" "$@"
 }
 
 # port_listening PORT: whether something (a QEMU gdb stub) listens there.
