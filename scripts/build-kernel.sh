@@ -157,7 +157,8 @@ build() {
 	kernel_make "$out" -j"$(nproc)" "${targets[@]}"
 	# What boots must be what gdb reads.  A cache that returns a stale
 	# object where a file is embedded (as ccache's depend mode did with the
-	# bzImage's piggy.o, scripts/lib.sh) breaks that without a warning.
+	# bzImage's piggy.o, scripts/compiler/ccache-gcc) breaks that without
+	# a warning.
 	bzimage_holds "$out/arch/x86/boot/bzImage" "$out/vmlinux" ||
 		die "the bzImage does not hold the vmlinux just built; remove $folder and build again"
 	if grep -q '^CONFIG_MODULES=y' "$out/.config"; then

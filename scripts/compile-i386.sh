@@ -15,7 +15,7 @@ lock_tree
 "$KIT_ROOT/scripts/prepare-stage.sh" "$stage"
 
 i386_make() {
-	make -C "$KIT_TREE" O="$out" ARCH=i386 CC="$KIT_ROOT/scripts/ccache-gcc.sh" "$@"
+	make -C "$KIT_TREE" O="$out" ARCH=i386 CC=ccache-gcc "$@"
 }
 configure() {
 	i386_make tinyconfig

@@ -18,8 +18,11 @@ export CCACHE_DIR=${CCACHE_DIR:-$KIT_WORK/ccache}
 # that folder into every object with debug info and share nothing between
 # stages.  Sources are named by absolute path, so gdb still finds them.
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
-# Which of ccache's modes compiles which file: scripts/ccache-gcc.sh, the
-# compiler of every build.
+# Every kernel build's compiler is ccache-gcc (scripts/compiler/ccache-gcc:
+# which of ccache's modes compiles which file), named without its folder:
+# kbuild saves each command line, and two checkouts of the kit that share a
+# work directory would otherwise recompile each other's every file.
+PATH=$KIT_ROOT/scripts/compiler:$PATH
 
 die() {
 	printf 'error: %s\n' "$*" >&2
@@ -332,7 +335,7 @@ bzimage_holds() {
 kernel_make() {
 	local out=$1
 	shift
-	make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC="$KIT_ROOT/scripts/ccache-gcc.sh" "$@"
+	make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC=ccache-gcc "$@"
 }
 
 # port_listening PORT: whether something (a QEMU gdb stub) listens there.
