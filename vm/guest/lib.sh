@@ -66,6 +66,12 @@ bench_needs() {
 	done
 }
 
+# hackbench_configs: the GROUPSxLOOPS words of kit.hackbench= (bench_needs
+# it first).
+hackbench_configs() {
+	kit_arg hackbench | tr , ' '
+}
+
 # hackbench_run GROUPS LOOPS: hackbench -P (processes, socketpairs,
 # 100-byte messages, as in the 2010 cover letter), its output in
 # /tmp/hackbench.out; if it fails, the output and the FAILED verdict.
