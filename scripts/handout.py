@@ -368,15 +368,19 @@ class Guest(Terminal):
         stops it before that prompt comes (a command that runs into a
         breakpoint).  While gdb holds the guest, the command is typed
         ahead: the shell reads it once the guest runs again."""
+        self.idle(gdb)
+        self.type(text)
+        self.expected += 1
+        self.idle(gdb)
+
+    def idle(self, gdb):
+        """Wait for the prompt of the command before, which a breakpoint
+        may have held back until a continue; unless gdb holds the guest
+        stopped.  What is typed before that prompt comes is echoed into
+        the command's output, as it would be for a student."""
         def held():
             return gdb is not None and gdb.attached and not gdb.owes()
 
-        # The prompt of the command before, which a breakpoint may have
-        # held back until a continue.
-        self.wait_for(lambda: self.prompts() >= self.expected or held(),
-                      "guest shell prompt")
-        self.type(text)
-        self.expected += 1
         self.wait_for(lambda: self.prompts() >= self.expected or held(),
                       "guest shell prompt")
 
@@ -568,6 +572,7 @@ def run(path, log_path, refresh=False):
                 source = guest
                 if step.text in ("exit", "poweroff"):
                     # The guest powers off; the next boot needs its port.
+                    guest.idle(gdb)
                     guest.end(step.text, limit=60)
                     guest = None
                 else:
@@ -583,6 +588,10 @@ def run(path, log_path, refresh=False):
                 ran += 1
         if gdb is not None:
             gdb.wait_prompts()
+        if guest is not None:
+            # A command typed ahead while gdb held the guest ends once gdb
+            # lets it go: its output, before the exit below.
+            guest.idle(gdb)
         status = 1 if stale else 0
         if stale:
             print(f"handout: {stale} excerpt(s) no longer match: {log_path}.excerpts",
