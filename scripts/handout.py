@@ -39,8 +39,10 @@ the guest's console (make boot).  Other host steps run to their end and
 must succeed.  A gdb step waits for gdb's next prompt, unless the step
 after it is typed in the guest (a "continue" that waits for what the
 guest command makes the kernel do).  A step fails when gdb reports an
-error (anything on its standard error but warnings), when its output says
-"<optimized out>" or "UNEXPECTED", or when gdb does not answer in time.
+error (anything on its standard error but warnings, and the warning that a
+source file is newer than the vmlinux: what gdb lists may not be what
+runs), when its output says "<optimized out>" or "UNEXPECTED", or when gdb
+does not answer in time.
 A value that a handout means to show optimised out is shown so in the
 excerpt that follows the step: each "<optimized out>" in an excerpt lets
 the gdb steps since the excerpt before print it once.
@@ -57,7 +59,7 @@ import time
 KINDS = ("gdb", "guest", "host")
 PROMPT = "(gdb) "
 # What gdb may print on its standard error without a step failing.
-HARMLESS = re.compile(r"^(warning: |==> |make\[\d+\]: (Entering|Leaving) )")
+HARMLESS = re.compile(r"^(warning: (?!Source file is more recent)|==> |make\[\d+\]: (Entering|Leaving) )")
 OPTIMIZED_OUT = "<optimized out>"
 UNEXPECTED = "UNEXPECTED"
 # gdb commands that open a block closed by "end" ("python CODE" is one line).
