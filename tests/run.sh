@@ -1201,6 +1201,14 @@ graded_lab_checks() {
 }
 
 # --- The checks of each stage, and of the last -------------------------
+# first_time NAME: whether NAME is asked for the first time in this run.
+# What shows a checker able to fail, or checks the tree itself, runs on
+# the first stage that has what it needs, not on each.
+asked=' '
+first_time() {
+	[[ $asked != *" $1 "* ]] || return 1
+	asked+="$1 "
+}
 in_scope=1
 base_skip=$skip base_pending=("${pending[@]}")
 smoked=' '
@@ -1218,13 +1226,12 @@ for stage in $(kit_stages); do
 	skip=$base_skip pending=("${base_pending[@]}")
 	# Before the stage's own build, which then finds it done: a stage
 	# built twice would cost a build.
-	if [ -z "${copy_build_checked:-}" ] && only_c_changed "$stage"; then
+	if only_c_changed "$stage" && first_time copy-build; then
 		check "stage $stage: a new build folder starts as a copy of the stage before's and compiles only what differs" \
 			build_starts_from_copy "$stage"
-		copy_build_checked=1
 	fi
 	prerequisite "stage $stage: patch applies, config checks, kernel builds" scripts/build-kernel.sh "$stage"
-	if [ -z "${tree_checks_done:-}" ]; then
+	if first_time tree-checks; then
 		# KUnit's parser and 6.1's headers come with the tree, unpacked by
 		# the first build.
 		printf '%s\n' 'KTAP version 1' '1..1' '    KTAP version 1' '    # Subtest: slub_test' \
@@ -1235,7 +1242,6 @@ for stage in $(kit_stages); do
 			python3 tests/check_slab_flags.py "$KIT_TREE" vm/gdb/slubq.py
 		check "a build from nothing compiles about as many files as its progress line says" \
 			cold_build_size_right "$stage"
-		tree_checks_done=1
 	fi
 	# Stages that change nothing boot the kernel of the stage before them:
 	# one smoke boot per distinct kernel.
@@ -1246,11 +1252,10 @@ for stage in $(kit_stages); do
 		# The build's own check that its bzImage boots its vmlinux
 		# (scripts/build-kernel.sh), shown able to fail on the first two
 		# kernels that differ.
-		if [ -n "${first_smoked:-}" ] && [ -z "${banner_check_done:-}" ]; then
+		if [ -n "${first_smoked:-}" ] && first_time bzimage-fault; then
 			check "  ... and the build's check fails a bzImage that boots another stage's kernel" \
 				fails_with "does not hold the kernel of" bzimage_holds \
 				"$KIT_BUILD/$first_smoked/arch/x86/boot/bzImage" "$KIT_BUILD/$stage/vmlinux"
-			banner_check_done=1
 		fi
 		first_smoked=${first_smoked:-$stage}
 		smoked+="$key "
@@ -1266,20 +1271,18 @@ for stage in $(kit_stages); do
 		mapfile -t targets < <(break_targets "${slubq_stages[@]}")
 		check "stage $stage: each function the handouts break on is one location (${#targets[@]} functions)" \
 			breaks_resolve_once "$stage" "${targets[@]}"
-		if [ -z "${break_check_checked:-}" ]; then
+		if first_time inline-break-fault; then
 			# An inline function, with a copy in each caller, must fail it.
 			check "  ... and an inline function fails that check" \
 				fails_with "map: not one location" breaks_resolve_once "$stage" map
-			break_check_checked=1
 		fi
 		mapfile -t conditions < <(break_conditions "$stage")
 		if [ ${#conditions[@]} -gt 0 ]; then
 			check "stage $stage: gdb takes the conditions of its breakpoints (${#conditions[@]})" \
 				conditions_parse "$stage" "${conditions[@]}"
-			if [ -z "${condition_check_checked:-}" ]; then
+			if first_time condition-fault; then
 				check "  ... and a condition on a name the function lacks fails that check" \
 					fails_with "No symbol" conditions_parse "$stage" "break drain_objects if no_such_name > 1"
-				condition_check_checked=1
 			fi
 		fi
 		check "stage $stage: Kconfig refuses the options that need free pointers" kconfig_refuses "$stage"
@@ -1291,10 +1294,9 @@ for stage in $(kit_stages); do
 			boot_run "$stage" validate slub_debug=FZPU
 		check "stage $stage: memcg, CPU hotplug, KFENCE, init_on_alloc/free keep working; slabinfo adds up" \
 			boot_run "$stage" features "init_on_alloc=1 init_on_free=1 kfence.sample_interval=10"
-		if [ -z "${slabinfo_fault_checked:-}" ]; then
+		if first_time slabinfo-fault; then
 			check "  ... and a count that stays wrong in every listing fails slabinfo's check" \
 				slabinfo_catches_miscount "$stage"
-			slabinfo_fault_checked=1
 		fi
 		if stage_has "$stage" resizable-queues; then
 			check "stage $stage: cpu_queue_size and cpu_batch_size take good values, refuse bad ones" \
@@ -1323,10 +1325,9 @@ for stage in $(kit_stages); do
 				env KIT_VARIANT=proof scripts/build-kernel.sh "$stage"
 			check "stage $stage: on it, torture, resizing, CPU hotplug: no lockdep, KASAN or might_sleep report" \
 				proof_run "$stage"
-			if [ -z "${kasan_fault_checked:-}" ]; then
+			if first_time kasan-fault; then
 				check "  ... and a use after free planted in the torture module fails it (KASAN)" \
 					kasan_catches_use_after_free "$stage"
-				kasan_fault_checked=1
 			fi
 			# A proof build that no selected check needed stays pending no more.
 			skip=$stage_skip
@@ -1334,10 +1335,9 @@ for stage in $(kit_stages); do
 				unset 'pending[-1]'
 			fi
 		fi
-		if [ -z "${torture_fault_checked:-}" ]; then
+		if first_time torture-fault; then
 			check "stage $stage: the torture module catches a corrupted object" \
 				torture_catches_corruption "$stage"
-			torture_fault_checked=1
 		fi
 	fi
 	read -r run shown < <(handout_counts "$stage")
