@@ -30,6 +30,20 @@ fi
 
 lock_tree
 
+# ccache's mode for this build (scripts/compiler/ccache-gcc).  A stage
+# kernel, in the default mode: the next stage's first build finds in the
+# cache every file that its header edits leave the same once preprocessed
+# (stage 02's percpu.h edit: nearly all of them).  A variant kernel, built
+# from nothing with a configuration of its own, in depend mode: about a
+# sixth quicker through an empty cache.
+if [ -n "$KIT_VARIANT" ]; then
+	unset CCACHE_NODEPEND
+	export CCACHE_DEPEND=true
+else
+	unset CCACHE_DEPEND
+	export CCACHE_NODEPEND=true
+fi
+
 # KIT_BUILD/STAGE (STAGE+VARIANT) is a link to the build of the stage's
 # key, shared by the stages that build the same kernel.  A student's
 # kernel (STAGE+exercise) has a folder of its own, started again when the
