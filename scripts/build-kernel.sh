@@ -200,25 +200,24 @@ source_digest() {
 		declare -f build guest_files
 	} | sha256sum | cut -d' ' -f1
 }
+# A build from nothing compiles about this many files with the kit's
+# configuration (make test checks it against stage 00's build folder): the
+# progress line of such a build says "of about" it.
+cold_build_files=710
+digest=$(source_digest)
+if [ "$(cat "$out/kit-built" 2>/dev/null)" = "$digest" ] && [ -f "$out/vmlinux" ]; then
+	note "==> the stage $label kernel is built from this source already ($folder)"
+else
+	rm -f "$out/kit-built"
+	if [ ! -f "$out/vmlinux" ] && [ -z "$KIT_VARIANT" ]; then
+		step_files=$cold_build_files
+	fi
+	step "$KIT_LOGS/$label/build.log" "building the stage $label kernel ($folder)" build
+	echo "$digest" >"$out/kit-built"
+fi
 # A stage switch writes the files it changes, so that the kernel's make
 # sees them, and they are newer than a vmlinux built from them before:
 # gdb would warn at its first listing that the source is more recent than
 # the executable, and make the student doubt what the labs stand on.  The
 # vmlinux is this source's own build: it takes the time it is known to be.
-digest=$(source_digest)
-if [ "$(cat "$out/kit-built" 2>/dev/null)" = "$digest" ] && [ -f "$out/vmlinux" ]; then
-	touch "$out/vmlinux"
-	note "==> the stage $label kernel is built from this source already ($folder)"
-	exit 0
-fi
-rm -f "$out/kit-built"
-# A build from nothing compiles about this many files with the kit's
-# configuration (make test checks it against stage 00's build folder): the
-# progress line of such a build says "of about" it.
-cold_build_files=710
-if [ ! -f "$out/vmlinux" ] && [ -z "$KIT_VARIANT" ]; then
-	step_files=$cold_build_files
-fi
-step "$KIT_LOGS/$label/build.log" "building the stage $label kernel ($folder)" build
 touch "$out/vmlinux"
-echo "$digest" >"$out/kit-built"
