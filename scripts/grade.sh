@@ -4,7 +4,9 @@
 # tests (labs/LAB/exercise.toml); check their answers to the lab's questions
 # on the stage's own kernel.  Prints TAP: a line per test with its points, and
 # for a failed one what went wrong and a hint; then the plan, the score and
-# "N passed, N failed".  Fails unless every test passed.
+# "N passed, N failed".  Fails unless every test passed; if the grader
+# itself failed, the tests it could not decide are skipped, not failed, and
+# a last line says what failed and where.
 #
 # A test reads one boot of the kernel: live tests stop it in gdb
 # (vm/gdb/grader.py), console tests read what the guest printed.  Each
@@ -103,6 +105,14 @@ for boot in "${!boot_ids[@]}"; do
 done
 
 # --- The tests ------------------------------------------------------------
+# grader_fault ID BOOT: what the grader could not do when it was to decide
+# test ID (vm/gdb/grader.py's "error" result); fails if it decided it.
+grader_fault() {
+	local result
+	result=$(grep -m 1 "^$1"$'\t'error$'\t' "$out/live-$2" 2>/dev/null) || return 1
+	echo "${result#*$'\t'error$'\t'}"
+}
+
 # crash_lines LOG: what the kernel said when it went wrong: its first
 # report in LOG (a console, or the log gdb read), without registers and
 # memory dumps, to the end of the call trace.  (awk reads to the end: under
@@ -154,15 +164,30 @@ grade_test() {
 	return 1
 }
 
-score=0 total=0
+# A test that the grader failed to decide is not the student's to lose:
+# it is skipped, and its points are named as not graded.
+score=0 total=0 ungraded=0 fault='' said=''
 for line in "${tests[@]}"; do
 	IFS=$'\t' read -r id points kind boot name <<<"$line"
 	total=$((total + points))
 	selected "$id: $name" || continue
+	if [ "$kind" != console ] && [ "${built[${boot_kernel[$boot]}]}" = 1 ] &&
+		said=$(grader_fault "$id" "$boot"); then
+		fault=$said
+		tap_skip "$id: $name [$points points]" "not graded: the grader failed (below)"
+		ungraded=$((ungraded + points))
+		continue
+	fi
 	check "$id: $name [$points points]" grade_test "$id" "$kind" "$boot"
 	[ "$check_status" -ne 0 ] || score=$((score + points))
 done
 status=0
 tap_finish || status=$?
 echo "score: $score/$total (lab $stage, $tree)"
+if [ "$ungraded" -gt 0 ]; then
+	echo "grader error: $fault. The kit's fault, not your code's: $ungraded points were" \
+		"not graded; tell your instructor (gdb's transcript:" \
+		"$KIT_LOGS/$(KIT_SOURCE=exercise stage_label "$stage")/grader.txt)"
+	[ "$status" -ne 0 ] || status=3
+fi
 exit "$status"

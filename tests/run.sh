@@ -1146,6 +1146,50 @@ mistake_caught() {
 	graded "$stage" "$id" fail
 }
 
+# variant_graded STAGE PATCH: a correct answer written unlike the
+# solution (PATCH, in the lab's variants/) gets every point of the tests of
+# the code (the questions are another check's).
+variant_graded() {
+	local stage=$1 patch=$2 ids want
+	ids=$(lab_spec tests "$stage" | awk -F'\t' '$3 != "answer" { print $1 }' | paste -sd '|')
+	want=$(lab_spec tests "$stage" | awk -F'\t' '$3 != "answer" { t += $2 } END { print t }')
+	with_source "$stage" "$patch"
+	grade "$stage" "^($ids): " || { echo "grade.sh failed a correct answer"; return 1; }
+	grep -q "^score: $want/" "$out/grade" || { echo "the score is not $want"; return 1; }
+}
+
+# grader_fault_reported STAGE: a check that fails in the grader itself
+# (planted in a copy of the kit: a read of a variable the kernel does not
+# have, as a check that reads a student's local variables would meet) is
+# reported once as the grader's, naming what it could not read and where;
+# the live test it would decide is skipped, not failed; the console test
+# of the same boot is still graded; and grade.sh does not exit 0.
+grader_fault_reported() {
+	local stage=$1 kit=$out/faulty-kit live console rc=0
+	live=$(lab_spec tests "$stage" | awk -F'\t' '$3 == "gdb" { print $1; exit }')
+	console=$(lab_spec tests "$stage" | awk -F'\t' -v boot="$(lab_spec tests "$stage" |
+		awk -F'\t' '$3 == "gdb" { print $4; exit }')" '$3 == "console" && $4 == boot { print $1; exit }')
+	if [ -z "$live" ] || [ -z "$console" ]; then
+		echo "lab $stage has no live and console test of one boot"
+		return 1
+	fi
+	rm -rf "$kit"
+	mkdir -p "$kit"
+	cp -R scripts vm stages labs "$kit/"
+	cat "$KIT_ROOT/tests/fixtures/grader-fault.py" >>"$kit/labs/$stage/checks.py"
+	with_source "$stage"
+	KIT_GRADE_FILTER="^($live|$console): " in_test_tree "$kit/scripts/grade.sh" "$stage" >"$out/grade" 2>&1 || rc=$?
+	cat "$out/grade"
+	[ "$rc" -ne 0 ] || { echo "grade.sh exited 0 with a test not graded"; return 1; }
+	grep -q "^ok 1 - $live: .* # SKIP not graded: the grader failed (below)$" "$out/grade" ||
+		{ echo "$live is not skipped as not graded"; return 1; }
+	grep -q "^ok 2 - $console: " "$out/grade" || { echo "$console was not graded"; return 1; }
+	[ "$(grep -c '^grader error: ' "$out/grade")" -eq 1 ] || { echo "not one line that says grader error"; return 1; }
+	grep -q "^grader error: No symbol \"planted_by_make_test\" in current context\. (labs/$stage/checks.py:[0-9]*, in gdb_checks());" "$out/grade" ||
+		{ echo "the grader error does not say what and where"; return 1; }
+	! grep -q '^#   why: ' "$out/grade" || { echo "a test was charged with the grader's fault"; return 1; }
+}
+
 # lab_shows_student_source STAGE: make lab TREE=exercise reads the first
 # function to write from the student's file, not the kit's tree, even once
 # the kit's tree holds the stage's own source again.  (Last of a lab's
@@ -1186,6 +1230,17 @@ graded_lab_checks() {
 	fi
 	check "lab $stage: make grade gives the solution full marks" \
 		solution_graded "$stage"
+	# Fair: answers written otherwise than the solution get full marks.
+	for patch in "labs/$stage"/variants/*.patch; do
+		[ -f "$patch" ] || continue
+		check "lab $stage: correct answer $(basename "$patch" .patch), written unlike the solution, gets full marks" \
+			variant_graded "$stage" "$patch"
+	done
+	# The grader's own failures are its own, the same path for every lab.
+	if first_time grader-fault; then
+		check "lab $stage: a fault of the grader is reported as such, once, and charged to no test" \
+			grader_fault_reported "$stage"
+	fi
 	# Each test shown failing on a mistake: in the whole suite, the first
 	# (by name) that each test catches; with STAGE=, every one.  (Four
 	# tests catch two each; the second ones took about 2 min.)

@@ -6,6 +6,7 @@
 #                            output; only checks whose names match REGEX run
 #   check NAME COMMAND...    one test line: ok, not ok (with the command's
 #                            last 30 lines of output), or ok # SKIP
+#   tap_skip NAME WHY        a line for a check that cannot run: ok # SKIP WHY
 #   prerequisite NAME COMMAND...
 #                            a check that those after it need (a build): if
 #                            it fails, they are skipped, naming it; left out
@@ -35,8 +36,7 @@ tap_line() {
 	local name=$1 start=$SECONDS
 	shift
 	if [ -n "$skip" ]; then
-		skipped=$((skipped + 1))
-		printf 'ok %d - %s # SKIP %s\n' "$((passed + failed + skipped))" "$name" "$skip"
+		tap_skip "$name" "$skip"
 		check_status=1
 		return 0
 	fi
@@ -51,6 +51,11 @@ tap_line() {
 		printf 'not ok %d - %s\n' "$((passed + failed + skipped))" "$name"
 		tail -n 30 "$tap_dir/last" | sed 's/^/#   /'
 	fi
+}
+
+tap_skip() {
+	skipped=$((skipped + 1))
+	printf 'ok %d - %s # SKIP %s\n' "$((passed + failed + skipped))" "$1" "$2"
 }
 
 # selected NAME: whether a check of that name is to run.

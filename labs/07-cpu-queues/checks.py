@@ -6,6 +6,12 @@ RETRIEVE_TESTS = ("retrieve-count", "retrieve-bits", "retrieve-addresses", "retr
 DRAIN_TESTS = ("drain-each", "drain-lock")
 # How many calls of each function are watched.
 CALLS = 6
+# The arguments of the functions the checks stop, in the order of their
+# declarations (read at the first instruction: see vm/gdb/grader.py).
+RETRIEVE = ("s", "slab", "object", "nr")
+DRAIN = ("s", "object", "nr", "discard")
+FREE = ("s", "n", "slab", "object", "discard")
+REPORT = ("s", "object")
 
 
 def gdb_checks(g):
@@ -16,6 +22,8 @@ def gdb_checks(g):
         check_retrieve(g, [watch_retrieve(g) for _ in range(CALLS)])
     if g.wants(*DRAIN_TESTS):
         check_drain(g, [watch_drain(g) for _ in range(CALLS)])
+    if g.wants("drain-foreign"):
+        check_foreign(g, watch_drain(g, plant=True))
 
 
 def free_indices(bits):
@@ -27,19 +35,18 @@ def watch_retrieve(g):
     import gdb
     import slubq
 
-    g.wait_for_call("retrieve_objects", "nr > 1")
-    s = gdb.parse_and_eval("s")
-    slab = gdb.parse_and_eval("slab")
+    a = g.wait_for_call("retrieve_objects", RETRIEVE, lambda a: a.nr > 1)
+    s, slab = a.s, a.slab
     call = {
         "cache": s["name"].string(),
-        "nr": int(gdb.parse_and_eval("nr")),
+        "nr": int(a.nr),
         "objects": int(slab["objects"]),
         "size": int(s["size"]),
         "first": slubq.slab_address(slab) + int(s["red_left_pad"]),
         "before": slubq.slab_map(slab)[0],
         "inuse_before": int(slab["inuse"]),
     }
-    where = int(gdb.parse_and_eval("(unsigned long)object"))
+    where = int(a.object)
     call["returned"] = g.signed(g.run_to_return())
     call["after"] = slubq.slab_map(slab)[0]
     call["inuse_after"] = int(slab["inuse"])
@@ -80,38 +87,91 @@ def check_retrieve(g, calls):
                     said, c["returned"], c["inuse_before"], c["inuse_after"]))
 
 
-def watch_drain(g):
+def watch_drain(g, plant=False):
     """One call of drain_objects() with a batch: the objects, and each call
-    of free_object_to_slab() it makes, with the lock and interrupt state."""
+    of free_object_to_slab() it makes, with the lock and interrupt state.
+    PLANT: the batch's second object is replaced, at the call, by the
+    address of a page that is no slab (a double free whose slab was freed
+    looks so), to see what the drain does with the rest of the batch; the
+    object it replaced is lost to its cache, one kmalloc object."""
     import gdb
     import slubq
 
-    g.wait_for_call("drain_objects", "nr > 1")
-    s = gdb.parse_and_eval("s")
-    nr = int(gdb.parse_and_eval("nr"))
-    objects = slubq.read_pointers(int(gdb.parse_and_eval("(unsigned long)object")), nr)
+    if plant:
+        a = g.wait_for_call("drain_objects", DRAIN, lambda a: a.nr > 2 and
+                            a.s["name"].string().startswith("kmalloc-"))
+    else:
+        a = g.wait_for_call("drain_objects", DRAIN, lambda a: a.nr > 1)
+    s = a.s
+    nr = int(a.nr)
+    objects = slubq.read_pointers(int(a.object), nr)
+    planted = None
+    if plant:
+        planted = 1
+        objects[planted] = foreign_address()
+        gdb.selected_inferior().write_memory(int(a.object) + 8 * planted,
+                                             objects[planted].to_bytes(8, "little"))
+    mine = [k for k in range(nr) if k != planted]
     call = {
         "cache": s["name"].string(),
         "objects": objects,
-        "slabs": [int(slubq.virt_to_slab(o)) for o in objects],
+        "planted": planted,
+        # What each object of the cache must be freed with: its slab, and
+        # the node that slab's memory is on.
+        "slabs": {k: int(slubq.virt_to_slab(objects[k])) for k in mine},
+        "nodes": {k: int(s["node"][node_of(objects[k])]) for k in mine},
         "if_on": bool(int(gdb.parse_and_eval("$eflags")) & 0x200),
         "frees": [],
+        "reported": [],
     }
 
-    def at_free():
-        n = gdb.parse_and_eval("n")
-        lock = n["list_lock"]["rlock"]["raw_lock"]["val"]["counter"]
-        free = {
-            "object": int(gdb.parse_and_eval("(unsigned long)object")),
-            "slab": int(gdb.parse_and_eval("(unsigned long)slab")),
+    def at_free(f):
+        lock = f.n["list_lock"]["rlock"]["raw_lock"]["val"]["counter"]
+        call["frees"].append({
+            "object": int(f.object),
+            "slab": int(f.slab),
+            "node": int(f.n),
             "locked": int(lock) & 0xff != 0,
             "if_on": bool(int(gdb.parse_and_eval("$eflags")) & 0x200),
-        }
-        call["frees"].append(free)
+        })
 
-    g.run_to_return({"free_object_to_slab": at_free})
+    def at_report(r):
+        call["reported"].append(int(r.object))
+        # The kernel's report would fail the console tests: skip it.
+        g.return_now(0)
+
+    g.run_to_return({"free_object_to_slab": (FREE, at_free),
+                     "report_foreign_object": (REPORT, at_report)})
     call["if_on_after"] = bool(int(gdb.parse_and_eval("$eflags")) & 0x200)
     return call
+
+
+def node_of(address):
+    """The node whose memory holds ADDRESS: the one whose pages span its
+    page frame (node_data[], with NUMA), else node 0."""
+    import gdb
+    import slubq
+
+    pfn = (address - slubq.page_offset()) >> slubq.PAGE_SHIFT
+    if slubq.symbol_value("nr_node_ids", 1) == 1:
+        return 0
+    for nid in range(slubq.symbol_value("nr_node_ids", 1)):
+        pgdat = gdb.parse_and_eval("node_data[%d]" % nid)
+        start = int(pgdat["node_start_pfn"])
+        if start <= pfn < start + int(pgdat["node_spanned_pages"]):
+            return nid
+    return 0
+
+
+def foreign_address():
+    """An address in the direct map whose page is no slab: the kernel
+    image's zero page, seen through the direct map."""
+    import gdb
+    import slubq
+
+    image = int(gdb.parse_and_eval("(unsigned long)&empty_zero_page"))
+    physical = image - 0xffffffff80000000 + int(gdb.parse_and_eval("phys_base"))
+    return slubq.page_offset() + physical
 
 
 def check_drain(g, calls):
@@ -139,6 +199,11 @@ def check_drain(g, calls):
                     "%s passed object[%d] with another slab than its own" % (
                         said, wrong[0] if wrong else 0))
         for k, f in enumerate(c["frees"]):
+            if k in c["nodes"] and f["node"] != c["nodes"][k]:
+                g.check("drain-lock", False, "%s: free_object_to_slab() ran for "
+                        "its object %d with the kmem_cache_node at 0x%x, not that "
+                        "of the object's node, 0x%x" % (said, k, f["node"], c["nodes"][k]))
+                break
             if not f["locked"]:
                 g.check("drain-lock", False, "%s: free_object_to_slab() ran for "
                         "its object %d with n->list_lock not held" % (said, k))
@@ -153,3 +218,22 @@ def check_drain(g, calls):
                     "on" if c["if_on_after"] else "off"))
         g.check("drain-lock", bool(c["frees"]),
                 "%s never called free_object_to_slab()" % said)
+
+
+def check_foreign(g, c):
+    """The batch with an object planted that is in no slab: reported, and
+    the others, before it and after it, freed each to its slab."""
+    said = "drain_objects(%s, nr=%d) with object[%d] at 0x%x, a page that is no slab" % (
+        c["cache"], len(c["objects"]), c["planted"], c["objects"][c["planted"]])
+    want = [o for k, o in enumerate(c["objects"]) if k != c["planted"]]
+    got = [f["object"] for f in c["frees"]]
+    g.check("drain-foreign", c["objects"][c["planted"]] not in got,
+            "%s called free_object_to_slab() for it" % said)
+    g.check("drain-foreign", c["reported"] == [c["objects"][c["planted"]]],
+            "%s reported %s with report_foreign_object()" % (
+                said, "it %d times" % len(c["reported"]) if c["reported"] else "nothing"))
+    g.check("drain-foreign", got == want or c["objects"][c["planted"]] in got,
+            "%s gave back %d of the other %d objects%s" % (
+                said, len(set(got) & set(want)), len(want),
+                ", none of those after it" if not set(got) & set(want[c["planted"]:])
+                else ""))

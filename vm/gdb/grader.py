@@ -8,7 +8,8 @@
 #   KIT_GRADE_SPEC     the lab's exercise.toml: its TESTS; and gdb_checks()
 #                      of its checks.py, which calls the Session below
 #   KIT_GRADE_TESTS    the ids of the tests to run, comma separated
-#   KIT_GRADE_RESULTS  where to write "ID<TAB>ok" or "ID<TAB>fail<TAB>WHY"
+#   KIT_GRADE_RESULTS  where to write "ID<TAB>ok", "ID<TAB>fail<TAB>WHY", or
+#                      "ID<TAB>error<TAB>WHAT": the grader failed (below)
 #   KIT_GRADE_UNTIL_POWEROFF  non-empty: once the checks are done, let the
 #                      guest run to the end of its script (its console is
 #                      graded too); else stop it
@@ -24,16 +25,27 @@
 # crash into a failure that says so (the kernel's log, read with the
 # kernel's lx-dmesg, goes to KIT_GRADE_RESULTS.log), and the tests not yet
 # run fail with the reason the session ended.
+#
+# A check stops a student's function at its first instruction and reads its
+# arguments where the x86-64 calling convention puts them (Entry below),
+# with conditions in Python: nothing it reads depends on how gcc compiled
+# the body, so any correct body is graded alike.  Whatever else goes wrong
+# in a check (a Python exception, a gdb error, a breakpoint that cannot be
+# set) is the grader's fault: the tests not yet decided are reported as not
+# graded, with one line that says what failed and where, and the guest runs
+# on so that the console tests still read its console.
 
 import os
 import signal
 import sys
 import threading
+import traceback
 
 import gdb
 
+KIT_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 # scripts/exercise.py reads the lab's spec, for the shell and for this script.
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+sys.path.insert(0, os.path.join(KIT_ROOT, "scripts"))
 import exercise  # noqa: E402
 
 # How long a boot may take to reach its first program under gdb.  A good
@@ -54,6 +66,101 @@ class KernelLost(Exception):
     """The kernel crashed, hung in student code, or gdb lost QEMU."""
 
 
+class GraderError(Exception):
+    """The grader could not set or read what a check needs: the kit's
+    fault, never the student's."""
+
+
+# Where the x86-64 calling convention puts a function's first six
+# arguments at its first instruction, whatever its body.
+ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
+
+
+class Arguments:
+    """A call's arguments, by the names a check gives them, read from the
+    calling convention's registers at the function's first instruction and
+    cast to the types of the function's DWARF: never from the variables
+    that gcc places after the prologue, whose location depends on how the
+    body is written."""
+
+    def __init__(self, names, values):
+        self._values = dict(zip(names, values))
+
+    def __getattr__(self, name):
+        try:
+            return self._values[name]
+        except KeyError:
+            raise GraderError("the grader asked for an argument %s, not one of %s" % (
+                name, ", ".join(self._values))) from None
+
+
+class Entry:
+    """A function as the grader stops it: its first instruction, and the
+    types of the arguments that NAMES name, in order (none read if NAMES
+    is empty)."""
+
+    def __init__(self, function, names=()):
+        self.function = function
+        self.names = names
+        symbol = (gdb.lookup_static_symbol(function) or
+                  gdb.lookup_global_symbol(function))
+        if symbol is None or symbol.type.code != gdb.TYPE_CODE_FUNC:
+            raise GraderError("no function %s() in the kernel's debug information "
+                              "(inlined everywhere?)" % function)
+        self.address = int(symbol.value().address)
+        # An IPA clone (.isra, .constprop) has other arguments than the
+        # source says: its registers would be read wrong.
+        compiled = gdb.execute("info symbol 0x%x" % self.address, to_string=True).split()[0]
+        if compiled != function:
+            raise GraderError("gcc compiled %s() as %s, a copy with other arguments: "
+                              "the grader cannot read them" % (function, compiled))
+        self.types = [f.type for f in symbol.type.fields()][:len(names) or 0]
+        if names and (len(symbol.type.fields()) != len(names) or
+                      len(names) > len(ARGUMENT_REGISTERS)):
+            raise GraderError("%s() has %d arguments in the kernel, the grader "
+                              "expects %d (%s)" % (function, len(symbol.type.fields()), len(names),
+                                                    ", ".join(names)))
+
+    def arguments(self):
+        """The arguments, read at the first instruction of the function,
+        where the selected CPU is stopped."""
+        frame = gdb.newest_frame()
+        if int(frame.pc()) != self.address:
+            raise GraderError("the kernel is not at the first instruction of %s()" %
+                              self.function)
+        return Arguments(self.names, [frame.read_register(r).cast(t) for r, t in
+                                      zip(ARGUMENT_REGISTERS, self.types)])
+
+
+# Every breakpoint the checks placed: once they are done, or have failed,
+# none may stop the guest on its way to the end.
+PLACED = []
+
+
+class EntryBreakpoint(gdb.Breakpoint):
+    """A breakpoint at a function's first instruction that stops when WHEN
+    (a Python function of its Arguments) says so: a condition that gdb
+    cannot fail to parse, whatever the body's code."""
+
+    def __init__(self, entry, when=None, task=None):
+        # (Not "task": gdb.Breakpoint has one, an Ada task's number.)
+        self.entry = entry
+        self.when = when
+        self.only_task = task
+        self.error = None
+        super().__init__("*0x%x" % entry.address, internal=True)
+        PLACED.append(self)
+
+    def stop(self):
+        try:
+            if self.only_task is not None and current_task() != self.only_task:
+                return False
+            return self.when is None or bool(self.when(self.entry.arguments()))
+        except Exception as e:  # noqa: BLE001 - reported by Session._run
+            self.error = e
+            return True
+
+
 class Session:
     """What a lab's gdb_checks() is given: waits with time limits, and
     failures recorded per test."""
@@ -69,6 +176,7 @@ class Session:
         self.crash_breaks = [gdb.Breakpoint(name, internal=True)
                              for name in ("panic", "oops_end")]
         self.kernel_log = None
+        self.entries = {}
 
     def _on_stop(self, event):
         self.stop_event = event
@@ -87,6 +195,13 @@ class Session:
                 self.failures[test].append(why)
 
     # --- Running the kernel ----------------------------------------------
+    def entry(self, function, names=()):
+        """FUNCTION's Entry, its arguments named NAMES."""
+        key = (function, tuple(names))
+        if key not in self.entries:
+            self.entries[key] = Entry(function, names)
+        return self.entries[key]
+
     def _run(self, command, seconds, what):
         """Run COMMAND (continue, finish), interrupted after SECONDS; return
         the breakpoints it stopped at."""
@@ -103,6 +218,11 @@ class Session:
         event = self.stop_event
         if isinstance(event, gdb.BreakpointEvent):
             hit = event.breakpoints
+            for bp in hit:
+                if getattr(bp, "error", None) is not None:
+                    error, bp.error = bp.error, None
+                    raise GraderError("at a call of %s(): %s" % (
+                        bp.entry.function, error)) from error
             for crash in self.crash_breaks:
                 if crash in hit:
                     self.kernel_log = gdb.execute("lx-dmesg", to_string=True)
@@ -119,39 +239,43 @@ class Session:
         """Let the kernel boot to its first program (kernel_execve()); a
         kernel that hangs while booting (an untouched skeleton does) fails
         after BOOT_SECONDS."""
-        return self.wait_for_call("kernel_execve", seconds=BOOT_SECONDS)
+        self.wait_for_call("kernel_execve", seconds=BOOT_SECONDS)
 
-    def wait_for_call(self, function, condition=None, seconds=60):
-        """Let the kernel run until FUNCTION is called (and CONDITION, a gdb
-        expression on its arguments, holds); stop there, in its frame."""
-        bp = gdb.Breakpoint(function, internal=True)
-        if condition:
-            bp.condition = condition
-        what = "a call of %s()%s" % (function, " with " + condition if condition else "")
+    def wait_for_call(self, function, names=(), when=None, seconds=60):
+        """Let the kernel run until FUNCTION is called (and WHEN, a Python
+        function of its Arguments, says yes); stop at its first
+        instruction and return its Arguments, named NAMES."""
+        entry = self.entry(function, names)
+        bp = EntryBreakpoint(entry, when)
+        what = "a call of %s()%s" % (function, " of the kind the check waits for"
+                                     if when else "")
         try:
             while bp not in self._run("continue", seconds, what):
                 pass
         finally:
             bp.delete()
-        return gdb.selected_frame()
+        return entry.arguments()
 
     def run_to_return(self, on_calls=None, seconds=15):
-        """From the entry of a function, run the calling task until the
-        function returns; ON_CALLS maps names of functions it may call to
-        what to do (a callable) when this task calls one.  Returns the value
-        in %rax at the return (the function's, if it returns one).  The
-        task, not the CPU: one that sleeps may wake up on another CPU."""
-        frame = gdb.selected_frame()
-        function = frame.name()
-        task = "%s == %d" % (CURRENT, int(gdb.parse_and_eval(CURRENT)))
+        """From the first instruction of a function (where wait_for_call()
+        stops), run the calling task until the function returns; ON_CALLS
+        maps names of functions it may call to (NAMES, ACTION): when this
+        task calls one, ACTION gets its Arguments, named NAMES.  Returns
+        the value in %rax at the return (the function's, if it returns
+        one).  The task, not the CPU: one that sleeps may wake up on
+        another CPU."""
+        function = gdb.newest_frame().name()
+        task = current_task()
+        # At the first instruction, the return address is on top of the
+        # stack: the calling convention's, not the unwinder's.
         entry_sp = int(gdb.parse_and_eval("(unsigned long)$sp"))
-        back = gdb.Breakpoint("*0x%x" % frame.older().pc(), internal=True)
+        back = gdb.Breakpoint("*0x%x" % read_ulong(entry_sp), internal=True)
+        PLACED.append(back)
         # The same address, reached by a deeper call: not this return.
-        back.condition = "%s && (unsigned long)$sp > %d" % (task, entry_sp)
+        back.condition = "%s == %d && (unsigned long)$sp > %d" % (CURRENT, task, entry_sp)
         calls = {}
-        for name, action in (on_calls or {}).items():
-            bp = gdb.Breakpoint(name, internal=True)
-            bp.condition = task
+        for name, (names, action) in (on_calls or {}).items():
+            bp = EntryBreakpoint(self.entry(name, names), task=task)
             calls[bp] = action
         last = None
         try:
@@ -169,11 +293,21 @@ class Session:
                 last = now
                 for bp in hit:
                     if bp in calls:
-                        calls[bp]()
+                        calls[bp](bp.entry.arguments())
         finally:
             back.delete()
             for bp in calls:
                 bp.delete()
+
+    @staticmethod
+    def return_now(value):
+        """At the first instruction of a function, return VALUE from it at
+        once, as if its body had: what a check uses to make an allocation
+        fail or to keep a report off the console."""
+        sp = int(gdb.parse_and_eval("(unsigned long)$sp"))
+        gdb.execute("set $rax = %d" % value)
+        gdb.execute("set $pc = 0x%x" % read_ulong(sp))
+        gdb.execute("set $sp = 0x%x" % (sp + 8))
 
     @staticmethod
     def signed(value):
@@ -183,12 +317,23 @@ class Session:
 
     def to_the_end(self, seconds):
         """Let the guest finish its script and power off."""
-        for bp in self.crash_breaks:
-            bp.enabled = False
+        for bp in self.crash_breaks + PLACED:
+            if bp.is_valid():
+                bp.enabled = False
         try:
             self._run("continue", seconds, "the guest to power off")
         except KernelLost:
             pass
+
+
+def read_ulong(addr):
+    data = gdb.selected_inferior().read_memory(addr, 8)
+    return int.from_bytes(bytes(data), "little")
+
+
+def current_task():
+    """The task that the selected CPU runs."""
+    return int(gdb.parse_and_eval(CURRENT))
 
 
 GENERAL_REGISTERS = ("rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
@@ -275,13 +420,39 @@ def check_answers(session, lab, questions, path):
                       answers[q["id"]])
 
 
+def grader_fault(error):
+    """What the grader could not do, in one line: the error, the line of the
+    check that met it, and where the kernel was stopped."""
+    # A fault met in a breakpoint's stop() is raised again where gdb
+    # stopped: the frames of both, outer first.
+    frames = traceback.extract_tb(error.__traceback__)
+    if error.__cause__ is not None:
+        frames += traceback.extract_tb(error.__cause__.__traceback__)
+    labs = [f for f in frames if os.path.basename(f.filename) == "checks.py"]
+    said = str(error) if isinstance(error, (GraderError, gdb.error)) else "%s: %s" % (
+        type(error).__name__, error)
+    # Where: the deepest line of Python, and the line of the lab's check
+    # that led there, if that is another.
+    where = frames[-1:]
+    if labs and frames and labs[-1] is not frames[-1]:
+        where.append(labs[-1])
+    if where:
+        said += " (%s)" % ", from ".join("%s:%d, in %s()" % (
+            os.path.relpath(f.filename, KIT_ROOT), f.lineno, f.name) for f in where)
+    try:
+        said += "; the kernel was stopped in %s()" % gdb.newest_frame().name()
+    except gdb.error:
+        pass
+    return said.replace("\t", " ").replace("\n", " ")
+
+
 def main():
     lab = exercise.load(os.environ["KIT_GRADE_SPEC"])
     selected = set(filter(None, os.environ.get("KIT_GRADE_TESTS", "").split(",")))
     live_tests = [t["id"] for t in lab.TESTS if t["kind"] in ("gdb", "answer")]
     questions = [t for t in lab.TESTS if t["kind"] == "answer" and t["id"] in selected]
     session = Session(selected)
-    lost = None
+    lost = fault = None
     try:
         if any(t["kind"] == "gdb" and t["id"] in selected for t in lab.TESTS):
             lab.gdb_checks(session)
@@ -289,6 +460,8 @@ def main():
             check_answers(session, lab, questions, os.environ.get("KIT_GRADE_ANSWERS", ""))
     except KernelLost as e:
         lost = str(e)
+    except Exception as e:  # noqa: BLE001 - any fault of the grader is its own
+        fault = grader_fault(e)
     with open(os.environ["KIT_GRADE_RESULTS"], "w") as results:
         for test in live_tests:
             if test not in selected:
@@ -298,12 +471,16 @@ def main():
                 results.write("%s\tfail\t%s\n" % (test, why))
             elif test in session.ran:
                 results.write("%s\tok\n" % test)
+            elif fault:
+                results.write("%s\terror\t%s\n" % (test, fault))
             else:
                 results.write("%s\tfail\t%s\n" % (
                     test, lost or "the check did not run (a bug in the grader)"))
     if session.kernel_log is not None:
         with open(os.environ["KIT_GRADE_RESULTS"] + ".log", "w") as log:
             log.write(session.kernel_log)
+    # After a fault of the grader the kernel is still the student's to
+    # grade: the console tests read the rest of its run.
     if lost is None and os.environ.get("KIT_GRADE_UNTIL_POWEROFF"):
         session.to_the_end(300)
 
