@@ -1147,7 +1147,7 @@ mistake_caught() {
 }
 
 # variant_graded STAGE PATCH: a correct answer written unlike the
-# solution (PATCH, in the lab's variants/) gets every point of the tests of
+# solution (PATCH, in the lab's correct/) gets every point of the tests of
 # the code (the questions are another check's).
 variant_graded() {
 	local stage=$1 patch=$2 ids want
@@ -1175,7 +1175,8 @@ grader_fault_reported() {
 	fi
 	rm -rf "$kit"
 	mkdir -p "$kit"
-	cp -R scripts vm stages labs "$kit/"
+	# (grade.sh sources tests/tap.sh.)
+	cp -R scripts vm stages labs tests "$kit/"
 	cat "$KIT_ROOT/tests/fixtures/grader-fault.py" >>"$kit/labs/$stage/checks.py"
 	with_source "$stage"
 	KIT_GRADE_FILTER="^($live|$console): " in_test_tree "$kit/scripts/grade.sh" "$stage" >"$out/grade" 2>&1 || rc=$?
@@ -1231,7 +1232,7 @@ graded_lab_checks() {
 	check "lab $stage: make grade gives the solution full marks" \
 		solution_graded "$stage"
 	# Fair: answers written otherwise than the solution get full marks.
-	for patch in "labs/$stage"/variants/*.patch; do
+	for patch in "labs/$stage"/correct/*.patch; do
 		[ -f "$patch" ] || continue
 		check "lab $stage: correct answer $(basename "$patch" .patch), written unlike the solution, gets full marks" \
 			variant_graded "$stage" "$patch"
