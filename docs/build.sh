@@ -34,7 +34,7 @@ part "The kit" README.md docs/story.md
 part "The stages" stages/*/README.md
 part "The labs" labs/*/README.md
 part "Beyond the labs" docs/porting.md docs/errata.md docs/sheaves.md docs/benchmark.md
-part "Running a class" docs/instructors.md
+part "Running a class" docs/instructors.md docs/timings.md
 [ "$edition" = student ] || part "Answers" solutions/*.md
 
 page() { printf '%s.html' "$(printf '%s' "${1%.md}" | tr '/' '-')"; }
