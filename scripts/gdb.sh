@@ -31,11 +31,13 @@ port_listening "$port" ||
 # where they are, whatever stage the kit's tree holds by now.
 # A class's shared kit keeps each stage's source apart (make share): gdb
 # shows the stage's, whatever stage the instructor's tree holds.
-source_args=()
+# Every object names its build folder /kit-build (scripts/compiler/ccache-gcc):
+# the generated headers are in this one.
+source_args=(-iex "set substitute-path /kit-build $out")
 if [ "$KIT_SOURCE" = exercise ]; then
-	source_args=(-iex "set substitute-path $KIT_TREE $(exercise_tree "$stage")")
+	source_args+=(-iex "set substitute-path $KIT_TREE $(exercise_tree "$stage")")
 elif shared_build; then
-	source_args=(-iex "set substitute-path $(shared_tree) $(shared_source "$stage")")
+	source_args+=(-iex "set substitute-path $(shared_tree) $(shared_source "$stage")")
 fi
 
 # Where kit-draw puts its pictures: with the stage's logs.

@@ -16,7 +16,9 @@ KIT_LOGS=$KIT_WORK/logs
 export CCACHE_DIR=${CCACHE_DIR:-$KIT_WORK/ccache}
 # Each stage builds in its own O= folder; without this, ccache would hash
 # that folder into every object with debug info and share nothing between
-# stages.  Sources are named by absolute path, so gdb still finds them.
+# stages.  Sources are named by absolute path, and the folder itself as
+# /kit-build in every object (scripts/compiler/ccache-gcc), so an object from
+# the cache records no other stage's folder.
 export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-true}
 # Every kernel build's compiler is ccache-gcc (scripts/compiler/ccache-gcc:
 # which of ccache's modes compiles which file), named without its folder:
@@ -225,6 +227,8 @@ stage_key() {
 	local f
 	{
 		cat "$KIT_ROOT/stages/$1/stage.patch"
+		# How every object is compiled (what it records of its folder).
+		cat "$KIT_ROOT/scripts/compiler/ccache-gcc"
 		stage_fragments "$1" | while IFS= read -r f; do cat "$f"; done
 	} | sha256sum | cut -c1-12
 }

@@ -1191,6 +1191,62 @@ grader_fault_reported() {
 	! grep -q '^#   why: ' "$out/grade" || { echo "a test was charged with the grader's fault"; return 1; }
 }
 
+# build_folders ELF: the compilation folders its debug information
+# records, each with the number of compilation units that name it.
+build_folders() {
+	readelf --debug-dump=info --dwarf-depth=1 "$1" |
+		sed -n 's/.*DW_AT_comp_dir.*: //p' | sort | uniq -c
+}
+
+# one_build_folder ELF: its debug information names one build folder,
+# /kit-build (scripts/compiler/ccache-gcc), whichever folder each object was
+# compiled in.  With two, gdb holds each header twice, and a `list` of a
+# header's line is ambiguous.
+one_build_folder() {
+	local folders
+	folders=$(build_folders "$1")
+	echo "$folders"
+	[ "$(awk '{ print $2 }' <<<"$folders")" = /kit-build ] ||
+		{ echo "$1 names other build folders than /kit-build"; return 1; }
+}
+
+# header_listed_once STAGE: gdb lists a header's line of the stage's
+# vmlinux as one place (lab 01's first step).
+header_listed_once() {
+	local listed
+	listed=$(gdb -q -nx -batch -iex 'set auto-load python-scripts off' \
+		-ex 'list include/linux/percpu.h:14,14' "$KIT_BUILD/$1/vmlinux" 2>&1)
+	echo "$listed"
+	! grep -q ambiguous <<<"$listed" && grep -q '^14[[:space:]]' <<<"$listed"
+}
+
+# build_folder_recorded STAGE: one build folder, and a header listed once.
+build_folder_recorded() {
+	one_build_folder "$KIT_BUILD/$1/vmlinux" || return 1
+	header_listed_once "$1"
+}
+
+# build_folder_check_fails: one_build_folder fails objects that gcc
+# compiled in two folders, and passes them compiled by the kit's compiler,
+# ccache-gcc.
+build_folder_check_fails() {
+	local elf
+	elf=$(objects_in_two_folders gcc) || return 1
+	fails_with "names other build folders" one_build_folder "$elf" || return 1
+	elf=$(objects_in_two_folders ccache-gcc) || return 1
+	one_build_folder "$elf"
+}
+
+# objects_in_two_folders COMPILER: tests/fixtures/two-folders' two C files,
+# each compiled with COMPILER in its own folder, linked: the ELF's path.
+objects_in_two_folders() {
+	local dir=$out/two-folders
+	rm -rf "$dir"
+	cp -R tests/fixtures/two-folders "$dir"
+	(cd "$dir/a" && "$1" -g -c a.c) && (cd "$dir/b" && "$1" -g -c b.c) &&
+		gcc "$dir/a/a.o" "$dir/b/b.o" -o "$dir/linked" && echo "$dir/linked"
+}
+
 # lab_shows_student_source STAGE: make lab TREE=exercise reads the first
 # function to write from the student's file, not the kit's tree, even once
 # the kit's tree holds the stage's own source again.  (Last of a lab's
@@ -1315,6 +1371,12 @@ for stage in $(kit_stages); do
 			check "  ... and the build's check fails a bzImage that boots another stage's kernel" \
 				fails_with "does not hold the kernel of" bzimage_holds \
 				"$KIT_BUILD/$first_smoked/arch/x86/boot/bzImage" "$KIT_BUILD/$stage/vmlinux"
+		fi
+		check "stage $stage: its vmlinux names one build folder, and gdb lists a header's line once" \
+			build_folder_recorded "$stage"
+		if first_time build-folder-fault; then
+			check "  ... and that check fails on objects compiled by plain gcc in two folders, not by the kit's ccache-gcc" \
+				build_folder_check_fails
 		fi
 		first_smoked=${first_smoked:-$stage}
 		smoked+="$key "
