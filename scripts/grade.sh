@@ -166,14 +166,14 @@ grade_test() {
 
 # A test that the grader failed to decide is not the student's to lose:
 # it is skipped, and its points are named as not graded.
-score=0 total=0 ungraded=0 fault='' said=''
+score=0 total=0 ungraded=0 fault='' fault_kernel='' said=''
 for line in "${tests[@]}"; do
 	IFS=$'\t' read -r id points kind boot name <<<"$line"
 	total=$((total + points))
 	selected "$id: $name" || continue
 	if [ "$kind" != console ] && [ "${built[${boot_kernel[$boot]}]}" = 1 ] &&
 		said=$(grader_fault "$id" "$boot"); then
-		fault=$said
+		fault=$said fault_kernel=${boot_kernel[$boot]}
 		tap_skip "$id: $name [$points points]" "not graded: the grader failed (below)"
 		ungraded=$((ungraded + points))
 		continue
@@ -187,7 +187,7 @@ echo "score: $score/$total (lab $stage, $tree)"
 if [ "$ungraded" -gt 0 ]; then
 	echo "grader error: $fault. The kit's fault, not your code's: $ungraded points were" \
 		"not graded; tell your instructor (gdb's transcript:" \
-		"$KIT_LOGS/$(KIT_SOURCE=exercise stage_label "$stage")/grader.txt)"
+		"$KIT_LOGS/$(KIT_SOURCE=$(kernel_env "$fault_kernel") stage_label "$stage")/grader.txt)"
 	[ "$status" -ne 0 ] || status=3
 fi
 exit "$status"

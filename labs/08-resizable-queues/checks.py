@@ -41,7 +41,10 @@ def watch_resize(g, fail=False):
     import gdb
     import slubq
 
-    a = g.wait_for_call("resize_cpu_queue", RESIZE)
+    # One that changes a size, else leaving them as they were proves
+    # nothing.
+    a = g.wait_for_call("resize_cpu_queue", RESIZE, (lambda a: (
+        int(a.queue), int(a.batch)) != (int(a.s["queue"]), int(a.s["batch"]))) if fail else None)
     s = a.s
     cpus = [int(cpu) for cpu in slubq.cpus.each_online_cpu()]
     old = s["cpu_slab"]

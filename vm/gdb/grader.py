@@ -71,6 +71,10 @@ class GraderError(Exception):
     fault, never the student's."""
 
 
+class NoFunction(GraderError):
+    """The kernel has no out-of-line copy of a function."""
+
+
 # Where the x86-64 calling convention puts a function's first six
 # arguments at its first instruction, whatever its body.
 ARGUMENT_REGISTERS = ("rdi", "rsi", "rdx", "rcx", "r8", "r9")
@@ -105,8 +109,8 @@ class Entry:
         symbol = (gdb.lookup_static_symbol(function) or
                   gdb.lookup_global_symbol(function))
         if symbol is None or symbol.type.code != gdb.TYPE_CODE_FUNC:
-            raise GraderError("no function %s() in the kernel's debug information "
-                              "(inlined everywhere?)" % function)
+            raise NoFunction("no function %s() in the kernel's debug information "
+                             "(inlined everywhere?)" % function)
         self.address = int(symbol.value().address)
         # An IPA clone (.isra, .constprop) has other arguments than the
         # source says: its registers would be read wrong.
@@ -148,14 +152,20 @@ class EntryBreakpoint(gdb.Breakpoint):
         self.when = when
         self.only_task = task
         self.error = None
+        self.interrupted = False
         super().__init__("*0x%x" % entry.address, internal=True)
         PLACED.append(self)
 
     def stop(self):
         try:
-            if self.only_task is not None and current_task() != self.only_task:
+            if self.only_task is not None and (current_task() != self.only_task or
+                                               in_interrupt()):
                 return False
             return self.when is None or bool(self.when(self.entry.arguments()))
+        except KeyboardInterrupt:
+            # The time limit's SIGINT came while this ran: a stop for it.
+            self.interrupted = True
+            return True
         except Exception as e:  # noqa: BLE001 - reported by Session._run
             self.error = e
             return True
@@ -195,6 +205,15 @@ class Session:
                 self.failures[test].append(why)
 
     # --- Running the kernel ----------------------------------------------
+    def has_function(self, function):
+        """Whether the kernel has an out-of-line FUNCTION to stop at (gcc
+        drops a static function that nothing calls)."""
+        try:
+            self.entry(function)
+            return True
+        except NoFunction:
+            return False
+
     def entry(self, function, names=()):
         """FUNCTION's Entry, its arguments named NAMES."""
         key = (function, tuple(names))
@@ -219,6 +238,10 @@ class Session:
         if isinstance(event, gdb.BreakpointEvent):
             hit = event.breakpoints
             for bp in hit:
+                if getattr(bp, "interrupted", False):
+                    bp.interrupted = False
+                    raise KernelLost("%s did not come within %d s: an endless loop? The "
+                                     "CPUs were in %s" % (what, seconds, where_cpus_are()))
                 if getattr(bp, "error", None) is not None:
                     error, bp.error = bp.error, None
                     raise GraderError("at a call of %s(): %s" % (
@@ -334,6 +357,19 @@ def read_ulong(addr):
 def current_task():
     """The task that the selected CPU runs."""
     return int(gdb.parse_and_eval(CURRENT))
+
+
+# The selected CPU's preempt count (x86-64, Linux 6.1: a per-CPU variable),
+# and its bits that say an interrupt is being served: hardirq, NMI, and
+# softirq being served (not only disabled).
+PREEMPT_COUNT = "*(int *)($gs_base + (unsigned long)&__preempt_count)"
+IN_INTERRUPT = 0xf00000 | 0x0f0000 | 0x000100
+
+
+def in_interrupt():
+    """Whether the selected CPU serves an interrupt, on whatever task's
+    stack: what it does then is not that task's doing."""
+    return int(gdb.parse_and_eval(PREEMPT_COUNT)) & IN_INTERRUPT != 0
 
 
 GENERAL_REGISTERS = ("rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
