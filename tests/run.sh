@@ -22,8 +22,8 @@ if [ -n "${KIT_TEST_STAGE:-}" ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# shellcheck source=tap.sh
-. tests/tap.sh
+# shellcheck source=../scripts/tap.sh
+. scripts/tap.sh
 # shellcheck source=../scripts/console.sh
 . scripts/console.sh
 tap_start "$out" "${KIT_TEST_FILTER:-}"
@@ -88,13 +88,13 @@ shell_scripts() {
 }
 mapfile -t scripts < <(shell_scripts)
 check "shellcheck is clean on the kit's scripts" shellcheck -x "${scripts[@]}"
-# The suite's own machinery (tests/tap.sh): output that a TAP parser reads
+# The suite's own machinery (scripts/tap.sh): output that a TAP parser reads
 # without error, a failed prerequisite skipping what needs it, the filter
 # leaving checks out and running a prerequisite they need, once.
 tap_works() {
 	bash -c 'set -euo pipefail
 		. scripts/lib.sh
-		. tests/tap.sh
+		. scripts/tap.sh
 		tap_start "$1" "^(build|boot|walk)"
 		prerequisite build false
 		check boot true
@@ -1175,8 +1175,7 @@ grader_fault_reported() {
 	fi
 	rm -rf "$kit"
 	mkdir -p "$kit"
-	# (grade.sh sources tests/tap.sh.)
-	cp -R scripts vm stages labs tests "$kit/"
+	cp -R scripts vm stages labs "$kit/"
 	cat "$KIT_ROOT/tests/fixtures/grader-fault.py" >>"$kit/labs/$stage/checks.py"
 	with_source "$stage"
 	KIT_GRADE_FILTER="^($live|$console): " in_test_tree "$kit/scripts/grade.sh" "$stage" >"$out/grade" 2>&1 || rc=$?
