@@ -13,7 +13,7 @@
 # boot runs once, for all the tests that read it.  KIT_GRADE_FILTER (make's
 # FILTER=) keeps the tests whose names ("ID: what it checks") match, and
 # boots only for those: FILTER=^drain-lock: runs one test.
-# (tests/tap.sh's check runs grade_test: shellcheck does not see the call.)
+# (scripts/tap.sh's check runs grade_test: shellcheck does not see the call.)
 # shellcheck disable=SC2317
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -28,8 +28,8 @@ tree=$(exercise_tree "$stage")
 [ -d "$tree" ] || die "no tree of yours for lab $stage; run: make exercise LAB=${stage%%-*}"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# shellcheck source=../tests/tap.sh
-. "$KIT_ROOT/tests/tap.sh"
+# shellcheck source=tap.sh
+. "$KIT_ROOT/scripts/tap.sh"
 
 exercise() {
 	python3 "$KIT_ROOT/scripts/exercise.py" "$1" "$spec" "${@:2}"

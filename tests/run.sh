@@ -22,8 +22,8 @@ if [ -n "${KIT_TEST_STAGE:-}" ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-# shellcheck source=tap.sh
-. tests/tap.sh
+# shellcheck source=../scripts/tap.sh
+. scripts/tap.sh
 # shellcheck source=../scripts/console.sh
 . scripts/console.sh
 tap_start "$out" "${KIT_TEST_FILTER:-}"
@@ -88,13 +88,13 @@ shell_scripts() {
 }
 mapfile -t scripts < <(shell_scripts)
 check "shellcheck is clean on the kit's scripts" shellcheck -x "${scripts[@]}"
-# The suite's own machinery (tests/tap.sh): output that a TAP parser reads
+# The suite's own machinery (scripts/tap.sh): output that a TAP parser reads
 # without error, a failed prerequisite skipping what needs it, the filter
 # leaving checks out and running a prerequisite they need, once.
 tap_works() {
 	bash -c 'set -euo pipefail
 		. scripts/lib.sh
-		. tests/tap.sh
+		. scripts/tap.sh
 		tap_start "$1" "^(build|boot|walk)"
 		prerequisite build false
 		check boot true
@@ -1175,8 +1175,7 @@ grader_fault_reported() {
 	fi
 	rm -rf "$kit"
 	mkdir -p "$kit"
-	# (grade.sh sources tests/tap.sh.)
-	cp -R scripts vm stages labs tests "$kit/"
+	cp -R scripts vm stages labs "$kit/"
 	cat "$KIT_ROOT/tests/fixtures/grader-fault.py" >>"$kit/labs/$stage/checks.py"
 	with_source "$stage"
 	KIT_GRADE_FILTER="^($live|$console): " in_test_tree "$kit/scripts/grade.sh" "$stage" >"$out/grade" 2>&1 || rc=$?
@@ -1210,40 +1209,46 @@ one_build_folder() {
 		{ echo "$1 names other build folders than /kit-build"; return 1; }
 }
 
-# header_listed_once STAGE: gdb lists a header's line of the stage's
-# vmlinux as one place (lab 01's first step).
-header_listed_once() {
+# listed_once ELF FILE LINE: gdb lists FILE (a header) from LINE, in
+# ELF, as one place, as lab 01's first step does with percpu.h.  ("FILE:14,14"
+# would read the second 14 as another file's line.)
+listed_once() {
 	local listed
 	listed=$(gdb -q -nx -batch -iex 'set auto-load python-scripts off' \
-		-ex 'list include/linux/percpu.h:14,14' "$KIT_BUILD/$1/vmlinux" 2>&1)
+		-ex "list $2:$3," "$1" 2>&1)
 	echo "$listed"
-	! grep -q ambiguous <<<"$listed" && grep -q '^14[[:space:]]' <<<"$listed"
+	if grep -qE 'ambiguous|No such file' <<<"$listed" || ! head -n 1 <<<"$listed" | grep -q "^$3[[:space:]]"; then
+		echo "gdb did not list $2 from line $3 as one place"
+		return 1
+	fi
 }
 
 # build_folder_recorded STAGE: one build folder, and a header listed once.
 build_folder_recorded() {
 	one_build_folder "$KIT_BUILD/$1/vmlinux" || return 1
-	header_listed_once "$1"
+	listed_once "$KIT_BUILD/$1/vmlinux" include/linux/percpu.h 14
 }
 
-# build_folder_check_fails: one_build_folder fails objects that gcc
-# compiled in two folders, and passes them compiled by the kit's compiler,
-# ccache-gcc.
+# build_folder_check_fails: objects that gcc compiled in two folders fail
+# both checks (gdb finds their header's line twice); compiled by the kit's
+# compiler, ccache-gcc, they pass.
 build_folder_check_fails() {
 	local elf
 	elf=$(objects_in_two_folders gcc) || return 1
 	fails_with "names other build folders" one_build_folder "$elf" || return 1
+	fails_with "did not list shared.h from line 3 as one place" listed_once "$elf" shared.h 3 || return 1
 	elf=$(objects_in_two_folders ccache-gcc) || return 1
-	one_build_folder "$elf"
+	one_build_folder "$elf" && listed_once "$elf" shared.h 3
 }
 
 # objects_in_two_folders COMPILER: tests/fixtures/two-folders' two C files,
-# each compiled with COMPILER in its own folder, linked: the ELF's path.
+# each compiled with COMPILER in its own folder, their header named by
+# absolute path as the kernel's are, linked: the ELF's path.
 objects_in_two_folders() {
 	local dir=$out/two-folders
 	rm -rf "$dir"
 	cp -R tests/fixtures/two-folders "$dir"
-	(cd "$dir/a" && "$1" -g -c a.c) && (cd "$dir/b" && "$1" -g -c b.c) &&
+	(cd "$dir/a" && "$1" -g -I"$dir" -c a.c) && (cd "$dir/b" && "$1" -g -I"$dir" -c b.c) &&
 		gcc "$dir/a/a.o" "$dir/b/b.o" -o "$dir/linked" && echo "$dir/linked"
 }
 

@@ -1,6 +1,7 @@
 # shellcheck shell=bash
-# tests/tap.sh: the checks of tests/run.sh, as TAP (version 13), with
-# selection.  Sourced after scripts/lib.sh (run_logged).
+# scripts/tap.sh: checks as TAP (version 13), with selection: make test's
+# (tests/run.sh) and make grade's (scripts/grade.sh).  Sourced after
+# scripts/lib.sh (run_logged).
 #
 #   tap_start DIR [REGEX]    print the version line; DIR holds each check's
 #                            output; only checks whose names match REGEX run
