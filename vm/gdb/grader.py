@@ -157,7 +157,9 @@ class EntryBreakpoint(gdb.Breakpoint):
     cannot fail to parse, whatever the body's code."""
 
     def __init__(self, entry, when=None, task=None):
-        # (Not "task": gdb.Breakpoint has one, an Ada task's number.)
+        # (Not "task": gdb.Breakpoint has one, an Ada task's number.)  TASK
+        # is (the task, its interrupt level): calls made by that task at
+        # that level, not by an interrupt that came meanwhile.
         self.entry = entry
         self.when = when
         self.only_task = task
@@ -168,8 +170,8 @@ class EntryBreakpoint(gdb.Breakpoint):
 
     def stop(self):
         try:
-            if self.only_task is not None and (current_task() != self.only_task or
-                                               in_interrupt()):
+            if self.only_task is not None and (current_task(),
+                                               interrupt_level()) != self.only_task:
                 return False
             return self.when is None or bool(self.when(self.entry.arguments()))
         except KeyboardInterrupt:
@@ -299,6 +301,7 @@ class Session:
         another CPU."""
         function = gdb.newest_frame().name()
         task = current_task()
+        level = interrupt_level()
         # At the first instruction, the return address is on top of the
         # stack: the calling convention's, not the unwinder's.
         entry_sp = int(gdb.parse_and_eval("(unsigned long)$sp"))
@@ -308,7 +311,7 @@ class Session:
         back.condition = "%s == %d && (unsigned long)$sp > %d" % (CURRENT, task, entry_sp)
         calls = {}
         for name, (names, action) in (on_calls or {}).items():
-            bp = EntryBreakpoint(self.entry(name, names), task=task)
+            bp = EntryBreakpoint(self.entry(name, names), task=(task, level))
             calls[bp] = action
         last = None
         try:
@@ -386,16 +389,18 @@ def current_task():
 
 
 # The selected CPU's preempt count (x86-64, Linux 6.1: a per-CPU variable),
-# and its bits that say an interrupt is being served: hardirq, NMI, and
-# softirq being served (not only disabled).
+# and its bits that count the interrupts being served: NMIs, hardirqs, and
+# a softirq being served (not only disabled).
 PREEMPT_COUNT = "*(int *)($gs_base + (unsigned long)&__preempt_count)"
-IN_INTERRUPT = 0xf00000 | 0x0f0000 | 0x000100
+INTERRUPT_BITS = 0xf00000 | 0x0f0000 | 0x000100
 
 
-def in_interrupt():
-    """Whether the selected CPU serves an interrupt, on whatever task's
-    stack: what it does then is not that task's doing."""
-    return int(gdb.parse_and_eval(PREEMPT_COUNT)) & IN_INTERRUPT != 0
+def interrupt_level():
+    """How deep in interrupts the selected CPU is: the same for the calls a
+    function makes as for the function (which may itself run in a
+    softirq), deeper for an interrupt that came on its stack meanwhile,
+    whose work is not the function's."""
+    return int(gdb.parse_and_eval(PREEMPT_COUNT)) & INTERRUPT_BITS
 
 
 GENERAL_REGISTERS = ("rip", "rsp", "rbp", "rax", "rbx", "rcx", "rdx", "rsi", "rdi",
