@@ -1146,10 +1146,10 @@ mistake_caught() {
 	graded "$stage" "$id" fail
 }
 
-# variant_graded STAGE PATCH: a correct answer written unlike the
+# correct_answer_graded STAGE PATCH: a correct answer written unlike the
 # solution (PATCH, in the lab's correct/) gets every point of the tests of
 # the code (the questions are another check's).
-variant_graded() {
+correct_answer_graded() {
 	local stage=$1 patch=$2 ids want
 	ids=$(lab_spec tests "$stage" | awk -F'\t' '$3 != "answer" { print $1 }' | paste -sd '|')
 	want=$(lab_spec tests "$stage" | awk -F'\t' '$3 != "answer" { t += $2 } END { print t }')
@@ -1302,7 +1302,7 @@ graded_lab_checks() {
 		[ -n "$only_stage" ] || [ -z "$correct_seen" ] || continue
 		correct_seen=1
 		check "lab $stage: correct answer $(basename "$patch" .patch), written unlike the solution, gets full marks" \
-			variant_graded "$stage" "$patch"
+			correct_answer_graded "$stage" "$patch"
 	done
 	# The grader's own failures are its own, the same path for every lab.
 	if first_time grader-fault; then
