@@ -43,6 +43,7 @@ import threading
 import traceback
 
 import gdb
+import slubq  # the kit's readers of kernel memory, loaded by scripts/gdb.sh
 
 KIT_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
 # scripts/exercise.py reads the lab's spec, for the shell and for this script.
@@ -305,7 +306,7 @@ class Session:
         # At the first instruction, the return address is on top of the
         # stack: the calling convention's, not the unwinder's.
         entry_sp = int(gdb.parse_and_eval("(unsigned long)$sp"))
-        back = gdb.Breakpoint("*0x%x" % read_ulong(entry_sp), internal=True)
+        back = gdb.Breakpoint("*0x%x" % slubq.read_ulong(entry_sp), internal=True)
         PLACED.append(back)
         # The same address, reached by a deeper call: not this return.
         back.condition = "%s == %d && (unsigned long)$sp > %d" % (CURRENT, task, entry_sp)
@@ -342,7 +343,7 @@ class Session:
         fail or to keep a report off the console."""
         sp = int(gdb.parse_and_eval("(unsigned long)$sp"))
         gdb.execute("set $rax = %d" % value)
-        gdb.execute("set $pc = 0x%x" % read_ulong(sp))
+        gdb.execute("set $pc = 0x%x" % slubq.read_ulong(sp))
         gdb.execute("set $sp = 0x%x" % (sp + 8))
 
     @staticmethod
@@ -376,11 +377,6 @@ def elf_functions():
             if kind in "tTwW":
                 ELF_FUNCTIONS.setdefault(name, []).append(int(address, 16))
     return ELF_FUNCTIONS
-
-
-def read_ulong(addr):
-    data = gdb.selected_inferior().read_memory(addr, 8)
-    return int.from_bytes(bytes(data), "little")
 
 
 def current_task():
