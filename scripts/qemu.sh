@@ -53,12 +53,6 @@ cmdline="console=ttyS0 nokaslr panic=-1 kit.stage=$stage"
 [ -n "$run" ] && cmdline+=" kit.run=$run"
 cmdline+=$append
 
-# A kernel built with NUMA (the proof variant) makes itself two nodes
-# (vm/config/variants/proof.config).
-if grep -q '^CONFIG_NUMA_EMU=y' "$out/.config"; then
-	cmdline+=" numa=fake=2"
-fi
-
 # A socket per CPU: the kernel has no ACPI, and SeaBIOS's MP table lists
 # one CPU per socket, so "-smp 2" alone (two cores) boots with one.
 exec qemu-system-x86_64 \

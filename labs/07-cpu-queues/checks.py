@@ -3,7 +3,7 @@
 of kind "gdb"; vm/gdb/grader.py runs it in gdb, on the boot "live"."""
 
 RETRIEVE_TESTS = ("retrieve-count", "retrieve-bits", "retrieve-addresses", "retrieve-inuse")
-DRAIN_TESTS = ("drain-each", "drain-lock")
+DRAIN_TESTS = ("drain-each", "drain-lock", "drain-node")
 # How many calls of each function are watched.
 CALLS = 6
 # The arguments of the functions the checks stop, in the order of their
@@ -23,7 +23,9 @@ def gdb_checks(g):
     if g.wants(*DRAIN_TESTS):
         check_drain(g, [watch_drain(g) for _ in range(CALLS)])
     if g.wants("drain-foreign"):
-        check_foreign(g, watch_drain(g, plant=True))
+        check_foreign(g, watch_drain(g, plant="foreign"))
+    if g.wants("drain-node"):
+        check_nodes(g, watch_drain(g, plant="node"))
 
 
 def free_indices(bits):
@@ -87,21 +89,40 @@ def check_retrieve(g, calls):
                     said, c["returned"], c["inuse_before"], c["inuse_after"]))
 
 
-def watch_drain(g, plant=False):
+def is_kmalloc(s):
+    return s["name"].string().startswith("kmalloc-")
+
+
+def watch_drain(g, plant=None):
     """One call of drain_objects() with a batch: the objects, and each call
     of free_object_to_slab() it makes, with the lock and interrupt state.
-    PLANT: the batch's second object is replaced, at the call, by the
-    address of a page that is no slab (a double free whose slab was freed
-    looks so), to see what the drain does with the rest of the batch; the
-    object it replaced is lost to its cache, one kmalloc object."""
+    PLANT, if given, replaces the batch's second object at the call, in a
+    kmalloc cache's batch of more than two (the object replaced is lost to
+    its cache, one kmalloc object):
+      "foreign"  by the address of a page that is no slab (a double free
+                 whose slab was freed looks so), to see what the drain does
+                 with the rest of the batch;
+      "node"     by a free object of the same cache that the grader takes
+                 out of a partial slab of another node, to see which lock
+                 each object is freed under."""
     import gdb
     import slubq
 
-    if plant:
-        a = g.wait_for_call("drain_objects", DRAIN, lambda a: a.nr > 2 and
-                            a.s["name"].string().startswith("kmalloc-"))
+    other = {}
+    if plant is None:
+        def when(a):
+            return a.nr > 1
+    elif plant == "foreign":
+        def when(a):
+            return a.nr > 2 and is_kmalloc(a.s)
     else:
-        a = g.wait_for_call("drain_objects", DRAIN, lambda a: a.nr > 1)
+        def when(a):
+            if a.nr <= 2 or not is_kmalloc(a.s):
+                return False
+            first = slubq.read_pointers(int(a.object), 1)[0]
+            other["slab"] = slab_of_other_node(a.s, node_of(first))
+            return other["slab"] is not None
+    a = g.wait_for_call("drain_objects", DRAIN, when)
     s = a.s
     nr = int(a.nr)
     objects = slubq.read_pointers(int(a.object), nr)
@@ -110,10 +131,14 @@ def watch_drain(g, plant=False):
         if nr <= 2:
             raise RuntimeError("the drain to plant in holds %d objects, not more than 2" % nr)
         planted = 1
-        objects[planted] = foreign_address()
+        if plant == "foreign":
+            objects[planted] = foreign_address()
+        else:
+            objects[planted] = take_object(s, other["slab"])
         gdb.selected_inferior().write_memory(int(a.object) + 8 * planted,
                                              objects[planted].to_bytes(8, "little"))
-    mine = [k for k in range(nr) if k != planted]
+    # The objects of the cache, which the drain must free.
+    mine = [k for k in range(nr) if k != planted or plant == "node"]
     call = {
         "cache": s["name"].string(),
         "objects": objects,
@@ -122,6 +147,8 @@ def watch_drain(g, plant=False):
         # the node that slab's memory is on.
         "slabs": {k: int(slubq.virt_to_slab(objects[k])) for k in mine},
         "nodes": {k: int(s["node"][node_of(objects[k])]) for k in mine},
+        "node_ids": {int(s["node"][i]): i
+                     for i in range(slubq.symbol_value("nr_node_ids", 1))},
         "if_on": bool(int(gdb.parse_and_eval("$eflags")) & 0x200),
         "frees": [],
         "reported": [],
@@ -149,7 +176,7 @@ def watch_drain(g, plant=False):
     watched = {"free_object_to_slab": (FREE, at_free)}
     # gcc drops report_foreign_object() if nothing calls it: then it is
     # never called, which check_foreign() says.
-    if plant and g.has_function("report_foreign_object"):
+    if plant == "foreign" and g.has_function("report_foreign_object"):
         watched["report_foreign_object"] = (REPORT, at_report)
     g.run_to_return(watched)
     call["if_on_after"] = bool(int(gdb.parse_and_eval("$eflags")) & 0x200)
@@ -171,6 +198,45 @@ def node_of(address):
         if start <= pfn < start + int(pgdat["node_spanned_pages"]):
             return nid
     return 0
+
+
+def list_lock_held(n):
+    return int(n["list_lock"]["rlock"]["raw_lock"]["val"]["counter"]) & 0xff != 0
+
+
+def slab_of_other_node(s, nid):
+    """A partial slab of S on a node other than NID with two free objects
+    or more, whose node's list_lock is free: no CPU is changing that
+    node's slabs, so the grader can take an object out of one and leave it
+    partial.  None if there is none."""
+    import gdb
+    import slubq
+    from linux import lists
+
+    slab_type = gdb.lookup_type("struct slab")
+    for other in range(slubq.symbol_value("nr_node_ids", 1)):
+        n = s["node"][other]
+        if other == nid or not int(n) or list_lock_held(n):
+            continue
+        for slab in lists.list_for_each_entry(n["partial"], slab_type.pointer(), "slab_list"):
+            # (take_object() writes bitmaps kept in struct slab alone.)
+            if int(slab["objects"]) <= 64 and bin(slubq.slab_map(slab)[0]).count("1") >= 2:
+                return slab
+    return None
+
+
+def take_object(s, slab):
+    """Take SLAB's lowest free object out of it, as retrieve_objects()
+    would (its bit cleared, slab->inuse one more); return its address.
+    SLAB has at most 64 objects: its bitmap is slab->free_map."""
+    import gdb
+    import slubq
+
+    bits = slubq.slab_map(slab)[0]
+    i = (bits & -bits).bit_length() - 1
+    gdb.execute("set var ((struct slab *)0x%x)->free_map = 0x%x" % (int(slab), bits & ~(1 << i)))
+    gdb.execute("set var ((struct slab *)0x%x)->inuse = %d" % (int(slab), int(slab["inuse"]) + 1))
+    return slubq.slab_address(slab) + int(s["red_left_pad"]) + i * int(s["size"])
 
 
 def foreign_address():
@@ -208,12 +274,8 @@ def check_drain(g, calls):
             g.check("drain-each", not wrong,
                     "%s passed object[%d] with another slab than its own" % (
                         said, wrong[0] if wrong else 0))
+        check_node_of_each(g, said, c)
         for k, f in enumerate(c["frees"]):
-            if k in c["nodes"] and f["node"] != c["nodes"][k]:
-                g.check("drain-lock", False, "%s: free_object_to_slab() ran for "
-                        "its object %d with the kmem_cache_node at 0x%x, not that "
-                        "of the object's node, 0x%x" % (said, k, f["node"], c["nodes"][k]))
-                break
             if not f["locked"]:
                 g.check("drain-lock", False, "%s: free_object_to_slab() ran for "
                         "its object %d with n->list_lock not held" % (said, k))
@@ -247,3 +309,41 @@ def check_foreign(g, c):
                 said, len(set(got) & set(want)), len(want),
                 ", none of those after it" if not set(got) & set(want[c["planted"]:])
                 else ""))
+
+
+def check_node_of_each(g, said, c):
+    """Each free_object_to_slab() of a batch's objects, with the
+    kmem_cache_node of the object's own node."""
+    for k, f in enumerate(c["frees"]):
+        if k in c["nodes"] and f["node"] != c["nodes"][k]:
+            g.check("drain-node", False, "%s: free_object_to_slab() ran for its "
+                    "object[%d] with %s, not its node's, %s" % (
+                        said, k, name_node(c, f["node"]), name_node(c, c["nodes"][k])))
+            return
+    g.check("drain-node", True, "")
+
+
+def name_node(c, n):
+    """What the kmem_cache_node at N is: node K's of the cache, or not one."""
+    if n in c["node_ids"]:
+        return "node %d's kmem_cache_node (0x%x)" % (c["node_ids"][n], n)
+    return "0x%x, which is no kmem_cache_node of the cache" % n
+
+
+def check_nodes(g, c):
+    """The batch with an object of another node planted: each object freed,
+    in order, under its own node's list_lock."""
+    nodes = [node_of(o) for o in c["objects"]]
+    said = "drain_objects(%s, nr=%d) with objects of node %d and object[%d] of node %d" % (
+        c["cache"], len(c["objects"]), nodes[0], c["planted"], nodes[c["planted"]])
+    got = [f["object"] for f in c["frees"]]
+    g.check("drain-node", got == c["objects"],
+            "%s freed %s" % (said, "object[%d] never" % c["planted"]
+                             if c["objects"][c["planted"]] not in got
+                             else "other objects than those of the batch, in order"))
+    check_node_of_each(g, said, c)
+    for k, f in enumerate(c["frees"]):
+        if not f["locked"]:
+            g.check("drain-node", False, "%s: free_object_to_slab() ran for its "
+                    "object[%d] with its node's list_lock not held" % (said, k))
+            break
