@@ -15,16 +15,27 @@
 #                            of them that runs
 #   tap_finish               the plan, then "N passed, N failed" (and
 #                            "N skipped"); fails if a check failed
+#   tap_group_begin          the start of a group of checks (a stage's, say)
+#   tap_group_end            its end: a prerequisite of the group that
+#                            failed skips no check after it, and one that
+#                            the filter left out is no longer pending
+#   tap_scope on|off         checks that follow run (on), or are left out
+#                            as the filter leaves them out (off)
+#   tap_first_time NAME      whether NAME is asked for the first time in
+#                            this run: what runs once, on the first group
+#                            that has what it needs
 #
-# in_scope (0 or 1) turns the checks that follow off and on; skip says why
-# the checks that follow cannot run (empty: they can); pending holds the
-# prerequisites that the filter left out, each quoted for eval, in order.  tests/run.sh sets them around
-# each stage.
+# Its state is its own: callers change it through these functions alone.
 
 tap_start() {
 	tap_dir=$1 tap_filter=${2:-}
 	passed=0 failed=0 skipped=0
-	in_scope=1 skip='' pending=()
+	# in_scope: 1 while checks run (tap_scope); skip: why the checks that
+	# follow cannot run (empty: they can); pending: the prerequisites that
+	# the filter left out, each quoted for eval, in order; tap_group_skip
+	# and tap_group_pending: skip and pending at each open group's start.
+	in_scope=1 skip='' pending=() tap_group_skip=() tap_group_pending=()
+	tap_asked=' '
 	# The prerequisites that ran, and how: a pending one runs once.
 	declare -gA tap_ran=()
 	echo 'TAP version 13'
@@ -109,4 +120,37 @@ tap_finish() {
 	[ "$skipped" -eq 0 ] || summary+=", $skipped skipped"
 	echo "$summary"
 	[ "$failed" -eq 0 ]
+}
+
+tap_group_begin() {
+	tap_group_skip+=("$skip")
+	if [ ${#pending[@]} -eq 0 ]; then
+		tap_group_pending+=('')
+	else
+		tap_group_pending+=("$(printf '%s\n' "${pending[@]}")")
+	fi
+}
+
+tap_group_end() {
+	[ ${#tap_group_skip[@]} -gt 0 ] || die "tap_group_end without tap_group_begin"
+	skip=${tap_group_skip[-1]}
+	pending=()
+	# (Each is printf %q's: a line, whatever it quotes.)
+	if [ -n "${tap_group_pending[-1]}" ]; then
+		mapfile -t pending <<<"${tap_group_pending[-1]}"
+	fi
+	unset 'tap_group_skip[-1]' 'tap_group_pending[-1]'
+}
+
+tap_scope() {
+	case "$1" in
+	on) in_scope=1 ;;
+	off) in_scope=0 ;;
+	*) die "tap_scope: on or off, not '$1'" ;;
+	esac
+}
+
+tap_first_time() {
+	[[ $tap_asked != *" $1 "* ]] || return 1
+	tap_asked+="$1 "
 }
