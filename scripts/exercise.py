@@ -14,10 +14,12 @@ vm/gdb/grader.py.
                                    TREE, from its name to its closing "}"
   exercise.py tests SPEC           ID<TAB>POINTS<TAB>KIND<TAB>BOOT<TAB>NAME
   exercise.py hint SPEC ID         the hint of test ID
-  exercise.py boot SPEC BOOT       four lines: the guest script, the
-                                   kernel parameters, 1 if gdb watches,
-                                   and whose kernel boots: "exercise" (the
-                                   student's) or "stage" (the stage's own)
+  exercise.py boot SPEC BOOT KEY   one setting of boot BOOT, by name: run
+                                   (the guest script), append (the kernel
+                                   parameters), gdb ("yes" if gdb watches,
+                                   else "no"), kernel (whose kernel boots:
+                                   "exercise", the student's, or "stage",
+                                   the stage's own)
   exercise.py answers SPEC         the template of the student's answers
                                    file: a line "ID: " per question
 
@@ -146,10 +148,15 @@ def main(argv):
             print("%s\t%d\t%s\t%s\t%s" % (t["id"], t["points"], t["kind"], t["boot"], t["name"]))
     elif command == "hint" and len(argv) == 4:
         print(next(t["hint"] for t in lab.TESTS if t["id"] == argv[3]))
-    elif command == "boot" and len(argv) == 4:
+    elif command == "boot" and len(argv) == 5:
         b = lab.BOOTS[argv[3]]
-        print("%s\n%s\n%d\n%s" % (b["run"], b["append"], 1 if b["gdb"] else 0,
-                                   b.get("kernel", "exercise")))
+        settings = {"run": b["run"], "append": b["append"],
+                    "gdb": "yes" if b["gdb"] else "no",
+                    "kernel": b.get("kernel", "exercise")}
+        if argv[4] not in settings:
+            sys.exit("exercise.py boot: no setting %r; the settings: %s" % (
+                argv[4], " ".join(settings)))
+        print(settings[argv[4]])
     elif command == "answers":
         print("# %s: your answers, one line each: the question's id, a colon, "
               "the answer." % spec.split("/")[-2])

@@ -60,7 +60,7 @@ for line in "${tests[@]}"; do
 	else
 		boot_ids[$boot]+="${boot_ids[$boot]:+,}$id"
 	fi
-	boot_kernel[$boot]=$(exercise boot "$boot" | sed -n 4p)
+	boot_kernel[$boot]=$(exercise boot "$boot" kernel)
 done
 
 # kernel_env KERNEL: the KIT_SOURCE of that kernel.
@@ -81,12 +81,15 @@ done
 # $out/live-BOOT.
 run_boot() {
 	local boot=$1 run append watch kernel logs
-	{ read -r run; read -r append; read -r watch; read -r kernel; } < <(exercise boot "$boot")
+	run=$(exercise boot "$boot" run)
+	append=$(exercise boot "$boot" append)
+	watch=$(exercise boot "$boot" gdb)
+	kernel=$(exercise boot "$boot" kernel)
 	KIT_SOURCE=$(kernel_env "$kernel")
 	export KIT_SOURCE
 	logs=$KIT_LOGS/$(stage_label "$stage")
 	note "==> boot \"$boot\": ${kernel/exercise/your} kernel, guest script $run${append:+, kernel parameters $append}"
-	if [ "$watch" = 1 ]; then
+	if [ "$watch" = yes ]; then
 		KIT_GRADE_SPEC=$spec KIT_GRADE_TESTS=${boot_ids[$boot]} \
 			KIT_GRADE_RESULTS=$out/live-$boot KIT_GRADE_ANSWERS=$tree/answers \
 			KIT_GRADE_UNTIL_POWEROFF=${boot_console_test[$boot]:-} \
@@ -154,7 +157,7 @@ grade_test() {
 		esac
 		crash_lines "$out/live-$boot.log"
 	else
-		console_passed "$out/console-$boot" "$stage" "$(exercise boot "$boot" | sed -n 1p)" \
+		console_passed "$out/console-$boot" "$stage" "$(exercise boot "$boot" run)" \
 			>"$out/console-verdict" && return 0
 		echo "why:"
 		grep -vE '^(kit-init|slubq_torture: loading)' "$out/console-verdict" | tail -n 6 | sed 's/^/  /'
