@@ -102,10 +102,10 @@ excerpts:
 	@scripts/walkthrough.sh --excerpts "$(STAGE)"
 
 exercise:
-	@scripts/exercise.sh "$(STAGE)"
+	@grading/exercise.sh "$(STAGE)"
 
 grade:
-	@KIT_GRADE_FILTER="$(FILTER)" scripts/grade.sh "$(STAGE)"
+	@KIT_GRADE_FILTER="$(FILTER)" grading/grade.sh "$(STAGE)"
 
 delta:
 	@scripts/series.sh delta "$(STAGE)"

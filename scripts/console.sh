@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Reading a guest's console: what tests/run.sh and scripts/grade.sh judge a boot
+# Reading a guest's console: what tests/run.sh and grading/grade.sh judge a boot
 # by.  Sourced after lib.sh, never run.
 
 # boot_console STAGE SCRIPT [KERNEL ARGS]: boot, have the guest run SCRIPT,

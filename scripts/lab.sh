@@ -4,7 +4,7 @@
 # console in a log file, and attach gdb.  Interactive by default;
 #   --script FILE  run FILE (gdb commands, or Python if it ends in .py) in
 #                  batch mode, the guest running NAME (default: churn) with
-#                  ARGS on its command line (scripts/grade.sh does)
+#                  ARGS on its command line (grading/grade.sh does)
 # QEMU stops when gdb does.
 set -euo pipefail
 # shellcheck source=lib.sh

@@ -149,7 +149,7 @@ stage_has() {
 
 # KIT_SOURCE (make's TREE=) says whose source a kernel is built from: the
 # stage's own (empty, the default), or "exercise", the student's tree of
-# that lab (scripts/exercise.sh), built from the kit's tree with the files the
+# that lab (grading/exercise.sh), built from the kit's tree with the files the
 # student changed copied over it (scripts/build-kernel.sh).
 KIT_SOURCE=${KIT_SOURCE:-}
 case "$KIT_SOURCE" in

@@ -23,8 +23,8 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fixtures=tests/fixtures
-# shellcheck source=../scripts/tap.sh
-. scripts/tap.sh
+# shellcheck source=../grading/tap.sh
+. grading/tap.sh
 # shellcheck source=../scripts/console.sh
 . scripts/console.sh
 # The checks, by concern.  Their functions read $out (this run's scratch
@@ -65,10 +65,10 @@ check "make help and the README list every setting the scripts read" settings_do
 kit=$(kit_without_graded_lab 00-baseline)
 check "make exercise on a lab without graded work says which labs have some" \
 	fails_with "lab 00-baseline has no graded work; the labs that have some: $(graded_labs "$kit" | paste -sd ' ')" \
-	"$kit/scripts/exercise.sh" 0
+	"$kit/grading/exercise.sh" 0
 check "  ... and make grade, before make exercise, says to run it" \
 	fails_with "no tree of yours for lab 07-cpu-queues; run: make exercise LAB=07" \
-	env KIT_EXERCISES="$out/no-exercises" scripts/grade.sh 7
+	env KIT_EXERCISES="$out/no-exercises" grading/grade.sh 7
 
 check "an unknown STAGE is refused, naming the valid ones" \
 	fails_with "unknown STAGE '99'; valid stages: $(kit_stages | tr '\n' ' ' | sed 's/ $//')" \

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0
 """The live checks of lab 05's exercise.toml: the function that gives a
-question's value (its "function"), which vm/gdb/grader.py runs in gdb."""
+question's value (its "function"), which grading/grader.py runs in gdb."""
 
 
 def dma_caches():

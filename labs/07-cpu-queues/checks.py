@@ -1,13 +1,13 @@
 # SPDX-License-Identifier: GPL-2.0
 """The live checks of lab 07's exercise.toml: gdb_checks() runs its tests
-of kind "gdb"; vm/gdb/grader.py runs it in gdb, on the boot "live"."""
+of kind "gdb"; grading/grader.py runs it in gdb, on the boot "live"."""
 
 RETRIEVE_TESTS = ("retrieve-count", "retrieve-bits", "retrieve-addresses", "retrieve-inuse")
 DRAIN_TESTS = ("drain-each", "drain-lock", "drain-node")
 # How many calls of each function are watched.
 CALLS = 6
 # The arguments of the functions the checks stop, in the order of their
-# declarations (read at the first instruction: see vm/gdb/grader.py).
+# declarations (read at the first instruction: see grading/grader.py).
 RETRIEVE = ("s", "slab", "object", "nr")
 DRAIN = ("s", "object", "nr", "discard")
 FREE = ("s", "n", "slab", "object", "discard")
@@ -15,7 +15,7 @@ REPORT = ("s", "object")
 
 
 def gdb_checks(g):
-    """The live tests: run in gdb by vm/gdb/grader.py, G its Session."""
+    """The live tests: run in gdb by grading/grader.py, G its Session."""
     # The kernel boots to its first program: a skeleton stops before.
     g.wait_for_boot()
     if g.wants(*RETRIEVE_TESTS):

@@ -1,10 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 """The live checks of lab 08's exercise.toml: gdb_checks() runs its tests
-of kind "gdb"; vm/gdb/grader.py runs it in gdb, on the boot "live"."""
+of kind "gdb"; grading/grader.py runs it in gdb, on the boot "live"."""
 
 CALLS = 4
 # The arguments of the functions the checks stop, in the order of their
-# declarations (read at the first instruction: see vm/gdb/grader.py).
+# declarations (read at the first instruction: see grading/grader.py).
 RESIZE = ("s", "queue", "batch")
 DRAIN = ("s", "object", "nr", "discard")
 FREE_PERCPU = ("ptr",)
@@ -15,7 +15,7 @@ ENOMEM = 12
 
 
 def gdb_checks(g):
-    """The live tests: run in gdb by vm/gdb/grader.py, G its Session."""
+    """The live tests: run in gdb by grading/grader.py, G its Session."""
     g.wait_for_boot()
     if g.wants("resize-sizes", "resize-order", "resize-drained"):
         check_resizes(g, [watch_resize(g) for _ in range(CALLS)])

@@ -1,15 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 """The live checks of lab 09's exercise.toml: gdb_checks() runs its tests
-of kind "gdb"; vm/gdb/grader.py runs it in gdb, on the boot "live"."""
+of kind "gdb"; grading/grader.py runs it in gdb, on the boot "live"."""
 
 CALLS = 4
 # available()'s argument (read at the first instruction: see
-# vm/gdb/grader.py).
+# grading/grader.py).
 AVAILABLE = ("slab",)
 
 
 def gdb_checks(g):
-    """The live tests: run in gdb by vm/gdb/grader.py, G its Session."""
+    """The live tests: run in gdb by grading/grader.py, G its Session."""
     g.wait_for_boot()
     for test, small in (("available-small", True), ("available-large", False)):
         if g.wants(test):

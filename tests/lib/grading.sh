@@ -12,7 +12,7 @@ in_test_tree() {
 }
 
 lab_spec() {
-	python3 scripts/exercise.py "$1" "labs/$2/exercise.toml" "${@:3}"
+	python3 grading/exercise.py "$1" "labs/$2/exercise.toml" "${@:3}"
 }
 
 # lab_questions STAGE: the ids of the lab's questions (tests of kind answer).
@@ -24,7 +24,7 @@ lab_questions() {
 # whose names match FILTER; its output in $out/grade, and shown.
 grade() {
 	local rc=0
-	KIT_GRADE_FILTER=$2 in_test_tree scripts/grade.sh "$1" >"$out/grade" 2>&1 || rc=$?
+	KIT_GRADE_FILTER=$2 in_test_tree grading/grade.sh "$1" >"$out/grade" 2>&1 || rc=$?
 	cat "$out/grade"
 	return "$rc"
 }
@@ -53,7 +53,7 @@ fresh_exercise() {
 	git -C "$KIT_TREE" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
 	git -C "$KIT_TREE" worktree prune
 	git -C "$KIT_TREE" branch -q -D "$(in_test_tree exercise_ref "$stage")" 2>/dev/null || true
-	in_test_tree scripts/exercise.sh "$stage"
+	in_test_tree grading/exercise.sh "$stage"
 	for id in $(lab_questions "$stage"); do
 		grep -qx "$id: " "$tree/answers" || { echo "$tree/answers has no line for $id"; return 1; }
 	done
@@ -217,10 +217,10 @@ grader_fault_reported() {
 	fi
 	rm -rf "$kit"
 	mkdir -p "$kit"
-	cp -R scripts vm stages labs "$kit/"
+	cp -R scripts grading vm stages labs "$kit/"
 	cat "$KIT_ROOT/tests/fixtures/grader-fault.py" >>"$kit/labs/$stage/checks.py"
 	with_source "$stage"
-	KIT_GRADE_FILTER="^($live|$console): " in_test_tree "$kit/scripts/grade.sh" "$stage" >"$out/grade" 2>&1 || rc=$?
+	KIT_GRADE_FILTER="^($live|$console): " in_test_tree "$kit/grading/grade.sh" "$stage" >"$out/grade" 2>&1 || rc=$?
 	cat "$out/grade"
 	[ "$rc" -ne 0 ] || { echo "grade.sh exited 0 with a test not graded"; return 1; }
 	grep -q "^ok 1 - $live: .* # SKIP not graded: the grader failed (below)$" "$out/grade" ||

@@ -4,17 +4,17 @@
 # settings; and the fixtures of the checks of bad input.
 
 shell_scripts() {
-	grep -lE '^#!.*(bash|/sh)' scripts/*.sh scripts/compiler/* vm/guest/init vm/guest/run/* tests/*.sh docs/*.sh .ci/run
+	grep -lE '^#!.*(bash|/sh)' scripts/*.sh scripts/compiler/* grading/*.sh vm/guest/init vm/guest/run/* tests/*.sh docs/*.sh .ci/run
 }
 
-# The suite's own machinery (scripts/tap.sh): output that a TAP parser reads
+# The suite's own machinery (grading/tap.sh): output that a TAP parser reads
 # without error, a failed prerequisite skipping what needs it in its group
 # and nothing after, the filter leaving checks out and running a
 # prerequisite they need, once, across groups; a scope turned off.
 tap_works() {
 	bash -c 'set -euo pipefail
 		. scripts/lib.sh
-		. scripts/tap.sh
+		. grading/tap.sh
 		tap_start "$1" "^(build|boot|walk)"
 		tap_group_begin
 		prerequisite build false
@@ -176,7 +176,7 @@ graded_labs() {
 # its folder.
 kit_without_graded_lab() {
 	mkdir -p "$out/kit"
-	cp -R scripts vm stages labs "$out/kit/"
+	cp -R scripts grading vm stages labs "$out/kit/"
 	rm "$out/kit/labs/$1/exercise.toml"
 	echo "$out/kit"
 }

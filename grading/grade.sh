@@ -9,16 +9,16 @@
 # a last line says what failed and where.
 #
 # A test reads one boot of the kernel: live tests stop it in gdb
-# (vm/gdb/grader.py), console tests read what the guest printed.  Each
+# (grading/grader.py), console tests read what the guest printed.  Each
 # boot runs once, for all the tests that read it.  KIT_GRADE_FILTER (make's
 # FILTER=) keeps the tests whose names ("ID: what it checks") match, and
 # boots only for those: FILTER=^drain-lock: runs one test.
-# (scripts/tap.sh's check runs grade_test: shellcheck does not see the call.)
+# (grading/tap.sh's check runs grade_test: shellcheck does not see the call.)
 # shellcheck disable=SC2317
 set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
-# shellcheck source=console.sh
+# shellcheck source=../scripts/lib.sh
+. "$(dirname "$0")/../scripts/lib.sh"
+# shellcheck source=../scripts/console.sh
 . "$KIT_ROOT/scripts/console.sh"
 
 stage=$(stage_resolve "${1:-}")
@@ -29,10 +29,10 @@ tree=$(exercise_tree "$stage")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 # shellcheck source=tap.sh
-. "$KIT_ROOT/scripts/tap.sh"
+. "$KIT_ROOT/grading/tap.sh"
 
 exercise() {
-	python3 "$KIT_ROOT/scripts/exercise.py" "$1" "$spec" "${@:2}"
+	python3 "$KIT_ROOT/grading/exercise.py" "$1" "$spec" "${@:2}"
 }
 mapfile -t tests < <(exercise tests)
 [ ${#tests[@]} -gt 0 ] || die "$spec lists no tests"
@@ -93,7 +93,7 @@ run_boot() {
 		KIT_GRADE_SPEC=$spec KIT_GRADE_TESTS=${boot_ids[$boot]} \
 			KIT_GRADE_RESULTS=$out/live-$boot KIT_GRADE_ANSWERS=$tree/answers \
 			KIT_GRADE_UNTIL_POWEROFF=${boot_console_test[$boot]:-} \
-			"$KIT_ROOT/scripts/lab.sh" --script "$KIT_ROOT/vm/gdb/grader.py" --run "$run" \
+			"$KIT_ROOT/scripts/lab.sh" --script "$KIT_ROOT/grading/grader.py" --run "$run" \
 			${append:+--append "$append"} "$stage" >"$out/gdb-$boot.log" 2>&1 || true
 		tr -d '\r' <"$logs/console.log" >"$out/console-$boot"
 	else
@@ -109,7 +109,7 @@ done
 
 # --- The tests ------------------------------------------------------------
 # grader_fault ID BOOT: what the grader could not do when it was to decide
-# test ID (vm/gdb/grader.py's "error" result); fails if it decided it.
+# test ID (grading/grader.py's "error" result); fails if it decided it.
 grader_fault() {
 	local result
 	result=$(grep -m 1 "^$1"$'\t'error$'\t' "$out/live-$2" 2>/dev/null) || return 1

@@ -1,6 +1,6 @@
 # shellcheck shell=bash
-# scripts/tap.sh: checks as TAP (version 13), with selection: make test's
-# (tests/run.sh) and make grade's (scripts/grade.sh).  Sourced after
+# grading/tap.sh: checks as TAP (version 13), with selection: make test's
+# (tests/run.sh) and make grade's (grading/grade.sh).  Sourced after
 # scripts/lib.sh (run_logged).
 #
 #   tap_start DIR [REGEX]    print the version line; DIR holds each check's

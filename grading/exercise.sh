@@ -2,15 +2,15 @@
 # exercise.sh LAB: set up the student's folder for the lab's graded work
 # (labs/LAB/exercise.toml), KIT_EXERCISES/LAB.  For a coding exercise it is a
 # git worktree of the kit's kernel tree, on the branch exercises/LAB, at
-# the stage's source with the functions to write blanked (scripts/exercise.py);
+# the stage's source with the functions to write blanked (grading/exercise.py);
 # its two commits are named by refs: refs/exercises/LAB/stage (the
 # solution) and refs/exercises/LAB/skeleton (exercise_ref, scripts/lib.sh).  For
 # a lab with questions, it holds "answers", a line per question to fill in.
 # An existing folder is left as it is: it holds the student's work.
 # `make grade` grades it; TREE=exercise builds the tree.
 set -euo pipefail
-# shellcheck source=lib.sh
-. "$(dirname "$0")/lib.sh"
+# shellcheck source=../scripts/lib.sh
+. "$(dirname "$0")/../scripts/lib.sh"
 
 stage=$(stage_resolve "${1:-}")
 spec=$KIT_ROOT/labs/$stage/exercise.toml
@@ -40,12 +40,12 @@ make_tree() {
 	"$KIT_ROOT/scripts/apply-stage-patch.sh" "$tree" "$KIT_ROOT/stages/$stage/stage.patch"
 	commit "stage $stage: the solution"
 	git -C "$tree" update-ref "$(exercise_ref "$stage" stage)" HEAD
-	python3 "$KIT_ROOT/scripts/exercise.py" skeleton "$spec" "$tree"
+	python3 "$KIT_ROOT/grading/exercise.py" skeleton "$spec" "$tree"
 	commit "lab $stage: the skeleton, functions to write"
 	git -C "$tree" update-ref "$(exercise_ref "$stage" skeleton)" HEAD
 }
 
-mapfile -t functions < <(python3 "$KIT_ROOT/scripts/exercise.py" functions "$spec")
+mapfile -t functions < <(python3 "$KIT_ROOT/grading/exercise.py" functions "$spec")
 if [ -e "$tree" ]; then
 	note "==> your folder for lab $stage is there already, with your work: $tree"
 elif [ ${#functions[@]} -eq 0 ]; then
@@ -60,7 +60,7 @@ else
 fi
 
 answers=$tree/answers
-if [ ! -e "$answers" ] && python3 "$KIT_ROOT/scripts/exercise.py" answers "$spec" >"$answers.new" &&
+if [ ! -e "$answers" ] && python3 "$KIT_ROOT/grading/exercise.py" answers "$spec" >"$answers.new" &&
 	grep -q '^[^#]' "$answers.new"; then
 	mv "$answers.new" "$answers"
 fi
@@ -69,7 +69,7 @@ rm -f "$answers.new"
 echo "Your folder: $tree"
 if [ ${#functions[@]} -gt 0 ]; then
 	echo "Write these functions (the TODO comments in them say what they must do):"
-	python3 "$KIT_ROOT/scripts/exercise.py" where "$spec" "$tree" |
+	python3 "$KIT_ROOT/grading/exercise.py" where "$spec" "$tree" |
 		while IFS=$'\t' read -r file name first _; do
 			echo "  $name() in $tree/$file:$first"
 		done

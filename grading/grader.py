@@ -3,7 +3,7 @@
 # The live half of `make grade`: run a lab's checks on the kernel that QEMU
 # boots, stopped and read in gdb, and write one result per test.
 #
-# scripts/grade.sh runs it as gdb's batch script (scripts/lab.sh --script), with the
+# grading/grade.sh runs it as gdb's batch script (scripts/lab.sh --script), with the
 # kit's helpers (slubq) loaded, and says what to do in the environment:
 #   KIT_GRADE_SPEC     the lab's exercise.toml: its TESTS; and gdb_checks()
 #                      of its checks.py, which calls the Session below
@@ -45,9 +45,11 @@ import traceback
 import gdb
 import slubq  # the kit's readers of kernel memory, loaded by scripts/gdb.sh
 
-KIT_ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-# scripts/exercise.py reads the lab's spec, for the shell and for this script.
-sys.path.insert(0, os.path.join(KIT_ROOT, "scripts"))
+HERE = os.path.dirname(os.path.abspath(__file__))
+KIT_ROOT = os.path.dirname(HERE)
+# exercise.py, beside this script, reads the lab's spec, for the shell and
+# for this script.
+sys.path.insert(0, HERE)
 import exercise  # noqa: E402
 
 # How long a boot may take to reach its first program under gdb.  A good

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """Read a lab's exercise, SPEC: labs/LAB/exercise.toml (its data) and the
 lab's checks.py beside it, if it has one (its code), for the shell and for
-vm/gdb/grader.py.
+grading/grader.py.
 
   exercise.py skeleton SPEC TREE   blank the functions SPEC names in TREE
                                    (the stage's source, the solution): each
