@@ -3,8 +3,9 @@
 # The live half of `make grade`: run a lab's checks on the kernel that QEMU
 # boots, stopped and read in gdb, and write one result per test.
 #
-# grading/grade.sh runs it as gdb's batch script (scripts/lab.sh --script), with the
-# kit's helpers (slubq) loaded, and says what to do in the environment:
+# grading/grade.sh runs it as gdb's batch script (scripts/lab.sh
+# --script), with the kit's helpers (vm/gdb: slubq, readers) loaded, and
+# says what to do in the environment:
 #   KIT_GRADE_SPEC     the lab's exercise.toml: its TESTS; and gdb_checks()
 #                      of its checks.py, which calls the Session below
 #   KIT_GRADE_TESTS    the ids of the tests to run, comma separated
@@ -43,7 +44,7 @@ import threading
 import traceback
 
 import gdb
-import slubq  # the kit's readers of kernel memory, loaded by scripts/gdb.sh
+import readers  # the kit's readers of kernel memory (vm/gdb, on the path by scripts/gdb.sh)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIT_ROOT = os.path.dirname(HERE)
@@ -308,7 +309,7 @@ class Session:
         # At the first instruction, the return address is on top of the
         # stack: the calling convention's, not the unwinder's.
         entry_sp = int(gdb.parse_and_eval("(unsigned long)$sp"))
-        back = gdb.Breakpoint("*0x%x" % slubq.read_ulong(entry_sp), internal=True)
+        back = gdb.Breakpoint("*0x%x" % readers.read_ulong(entry_sp), internal=True)
         PLACED.append(back)
         # The same address, reached by a deeper call: not this return.
         back.condition = "%s == %d && (unsigned long)$sp > %d" % (CURRENT, task, entry_sp)
@@ -345,7 +346,7 @@ class Session:
         fail or to keep a report off the console."""
         sp = int(gdb.parse_and_eval("(unsigned long)$sp"))
         gdb.execute("set $rax = %d" % value)
-        gdb.execute("set $pc = 0x%x" % slubq.read_ulong(sp))
+        gdb.execute("set $pc = 0x%x" % readers.read_ulong(sp))
         gdb.execute("set $sp = 0x%x" % (sp + 8))
 
     @staticmethod

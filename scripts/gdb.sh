@@ -45,7 +45,8 @@ KIT_PICTURES=$KIT_LOGS/$(stage_label "$stage")/pictures
 export KIT_PICTURES
 
 # -nx: the kit's commands must not depend on a personal ~/.gdbinit.  The
-# kit's helpers are a module (slubq), which the grader imports too.  The
+# kit's commands are a module (slubq), on the readers of kernel memory
+# (readers) that the grader's checks import too.  The
 # frame gdb shows when it attaches to a running kernel is a caller's, whose
 # arguments -O2 did not keep: frame lines without arguments, from the start.
 exec gdb -q -nx \

@@ -7,8 +7,8 @@ CMPXCHG_DOUBLE = 0x40000000
 
 def without_cmpxchg_double():
     """Which of kmalloc-64 and kmalloc-128 has no __CMPXCHG_DOUBLE."""
-    import slubq
+    import readers
 
     names = [name for name in ("kmalloc-64", "kmalloc-128")
-             if not int(slubq.find_cache(name)["flags"]) & CMPXCHG_DOUBLE]
+             if not int(readers.find_cache(name)["flags"]) & CMPXCHG_DOUBLE]
     return " and ".join(names) or "neither"

@@ -5,6 +5,6 @@ question's value (its "function"), which grading/grader.py runs in gdb."""
 
 def dma_caches():
     """The caches whose names start with dma-, counted in the kernel's list."""
-    import slubq
+    import readers
 
-    return sum(1 for s in slubq.caches() if s["name"].string().startswith("dma-"))
+    return sum(1 for s in readers.caches() if s["name"].string().startswith("dma-"))

@@ -35,7 +35,7 @@ def free_indices(bits):
 def watch_retrieve(g):
     """One refill's call of retrieve_objects(): the slab before and after."""
     import gdb
-    import slubq
+    import readers
 
     a = g.wait_for_call("retrieve_objects", RETRIEVE, lambda a: a.nr > 1)
     s, slab = a.s, a.slab
@@ -44,15 +44,15 @@ def watch_retrieve(g):
         "nr": int(a.nr),
         "objects": int(slab["objects"]),
         "size": int(s["size"]),
-        "first": slubq.slab_address(slab) + int(s["red_left_pad"]),
-        "before": slubq.slab_map(slab)[0],
+        "first": readers.slab_address(slab) + int(s["red_left_pad"]),
+        "before": readers.slab_map(slab)[0],
         "inuse_before": int(slab["inuse"]),
     }
     where = int(a.object)
     call["returned"] = g.signed(g.run_to_return())
-    call["after"] = slubq.slab_map(slab)[0]
+    call["after"] = readers.slab_map(slab)[0]
     call["inuse_after"] = int(slab["inuse"])
-    call["taken"] = slubq.read_pointers(where, min(max(call["returned"], 0), call["nr"]))
+    call["taken"] = readers.read_pointers(where, min(max(call["returned"], 0), call["nr"]))
     return call
 
 
@@ -106,7 +106,7 @@ def watch_drain(g, plant=None):
                  out of a partial slab of another node, to see which lock
                  each object is freed under."""
     import gdb
-    import slubq
+    import readers
 
     other = {}
     if plant is None:
@@ -119,13 +119,13 @@ def watch_drain(g, plant=None):
         def when(a):
             if a.nr <= 2 or not is_kmalloc(a.s):
                 return False
-            first = slubq.read_pointers(int(a.object), 1)[0]
+            first = readers.read_pointers(int(a.object), 1)[0]
             other["slab"] = slab_of_other_node(a.s, node_of(first))
             return other["slab"] is not None
     a = g.wait_for_call("drain_objects", DRAIN, when)
     s = a.s
     nr = int(a.nr)
-    objects = slubq.read_pointers(int(a.object), nr)
+    objects = readers.read_pointers(int(a.object), nr)
     planted = None
     if plant:
         if nr <= 2:
@@ -145,10 +145,10 @@ def watch_drain(g, plant=None):
         "planted": planted,
         # What each object of the cache must be freed with: its slab, and
         # the node that slab's memory is on.
-        "slabs": {k: int(slubq.virt_to_slab(objects[k])) for k in mine},
+        "slabs": {k: int(readers.virt_to_slab(objects[k])) for k in mine},
         "nodes": {k: int(s["node"][node_of(objects[k])]) for k in mine},
         "node_ids": {int(s["node"][i]): i
-                     for i in range(slubq.symbol_value("nr_node_ids", 1))},
+                     for i in range(readers.symbol_value("nr_node_ids", 1))},
         "if_on": bool(int(gdb.parse_and_eval("$eflags")) & 0x200),
         "frees": [],
         "reported": [],
@@ -187,12 +187,12 @@ def node_of(address):
     """The node whose memory holds ADDRESS: the one whose pages span its
     page frame (node_data[], with NUMA), else node 0."""
     import gdb
-    import slubq
+    import readers
 
-    pfn = (address - slubq.page_offset()) >> slubq.PAGE_SHIFT
-    if slubq.symbol_value("nr_node_ids", 1) == 1:
+    pfn = (address - readers.page_offset()) >> readers.PAGE_SHIFT
+    if readers.symbol_value("nr_node_ids", 1) == 1:
         return 0
-    for nid in range(slubq.symbol_value("nr_node_ids", 1)):
+    for nid in range(readers.symbol_value("nr_node_ids", 1)):
         pgdat = gdb.parse_and_eval("node_data[%d]" % nid)
         start = int(pgdat["node_start_pfn"])
         if start <= pfn < start + int(pgdat["node_spanned_pages"]):
@@ -210,17 +210,17 @@ def slab_of_other_node(s, nid):
     node's slabs, so the grader can take an object out of one and leave it
     partial.  None if there is none."""
     import gdb
-    import slubq
+    import readers
     from linux import lists
 
     slab_type = gdb.lookup_type("struct slab")
-    for other in range(slubq.symbol_value("nr_node_ids", 1)):
+    for other in range(readers.symbol_value("nr_node_ids", 1)):
         n = s["node"][other]
         if other == nid or not int(n) or list_lock_held(n):
             continue
         for slab in lists.list_for_each_entry(n["partial"], slab_type.pointer(), "slab_list"):
             # (take_object() writes bitmaps kept in struct slab alone.)
-            if int(slab["objects"]) <= 64 and bin(slubq.slab_map(slab)[0]).count("1") >= 2:
+            if int(slab["objects"]) <= 64 and bin(readers.slab_map(slab)[0]).count("1") >= 2:
                 return slab
     return None
 
@@ -230,24 +230,24 @@ def take_object(s, slab):
     would (its bit cleared, slab->inuse one more); return its address.
     SLAB has at most 64 objects: its bitmap is slab->free_map."""
     import gdb
-    import slubq
+    import readers
 
-    bits = slubq.slab_map(slab)[0]
+    bits = readers.slab_map(slab)[0]
     i = (bits & -bits).bit_length() - 1
     gdb.execute("set var ((struct slab *)0x%x)->free_map = 0x%x" % (int(slab), bits & ~(1 << i)))
     gdb.execute("set var ((struct slab *)0x%x)->inuse = %d" % (int(slab), int(slab["inuse"]) + 1))
-    return slubq.slab_address(slab) + int(s["red_left_pad"]) + i * int(s["size"])
+    return readers.slab_address(slab) + int(s["red_left_pad"]) + i * int(s["size"])
 
 
 def foreign_address():
     """An address in the direct map whose page is no slab: the kernel
     image's zero page, seen through the direct map."""
     import gdb
-    import slubq
+    import readers
 
     image = int(gdb.parse_and_eval("(unsigned long)&empty_zero_page"))
     physical = image - 0xffffffff80000000 + int(gdb.parse_and_eval("phys_base"))
-    return slubq.page_offset() + physical
+    return readers.page_offset() + physical
 
 
 def check_drain(g, calls):

@@ -25,11 +25,11 @@ def gdb_checks(g):
 
 def queues_of(cpu_slab, cpus):
     """The queues of a per-CPU pointer: (objects, queue, batch) per CPU."""
-    import slubq
+    import readers
 
     said = []
     for cpu in cpus:
-        c = slubq.per_cpu_ptr(cpu_slab, cpu)
+        c = readers.per_cpu_ptr(cpu_slab, cpu)
         said.append((int(c["objects"]), int(c["queue"]), int(c["batch"])))
     return said
 
@@ -39,14 +39,15 @@ def watch_resize(g, fail=False):
     resizing task, and the queues at each.  FAIL: the per-CPU allocation
     it makes fails, as it may when memory is short."""
     import gdb
-    import slubq
+    import readers
+    from linux import cpus as kernel_cpus
 
     # One that changes a size, else leaving them as they were proves
     # nothing.
     a = g.wait_for_call("resize_cpu_queue", RESIZE, (lambda a: (
         int(a.queue), int(a.batch)) != (int(a.s["queue"]), int(a.s["batch"]))) if fail else None)
     s = a.s
-    cpus = [int(cpu) for cpu in slubq.cpus.each_online_cpu()]
+    cpus = [int(cpu) for cpu in kernel_cpus.each_online_cpu()]
     old = s["cpu_slab"]
     call = {
         "cache": s["name"].string(),
@@ -57,7 +58,7 @@ def watch_resize(g, fail=False):
         # Where each CPU's old queue is: a drain of objects in there is a
         # drain of the old queues, by drain_old_queues() or a loop of the
         # student's own.
-        "old_queues": [old_queue_span(slubq.per_cpu_ptr(old, cpu)) for cpu in cpus],
+        "old_queues": [old_queue_span(readers.per_cpu_ptr(old, cpu)) for cpu in cpus],
         "allocations": 0,
         "steps": [],
     }

@@ -25,12 +25,12 @@ def watch_available(g, small, skew=False):
     corrupted counter, which verify_slab() calls available() to find), and
     is put back before the caller reads it."""
     import gdb
-    import slubq
+    import readers
 
     a = g.wait_for_call("available", AVAILABLE,
                         lambda a: (int(a.slab["objects"]) <= 64) == small)
     slab = a.slab
-    bits, where = slubq.slab_map(slab)
+    bits, where = readers.slab_map(slab)
     call = {
         "cache": slab["slab_cache"]["name"].string(),
         "objects": int(slab["objects"]),
