@@ -17,7 +17,7 @@ STAGE ?= $(LAB)
 # make commands inherit).
 export KIT_APPEND := $(or $(APPEND),$(KIT_APPEND))
 export KIT_VARIANT := $(or $(VARIANT),$(KIT_VARIANT))
-export KIT_SOURCE := $(or $(TREE),$(KIT_SOURCE))
+export KIT_TREE := $(or $(TREE),$(KIT_TREE))
 export KIT_DOCS_EDITION := $(or $(EDITION),$(KIT_DOCS_EDITION))
 
 .PHONY: help deps build boot gdb lab walkthrough excerpts exercise grade delta test bench irqsoff docs share clean

@@ -30,13 +30,13 @@ commit() {
 }
 
 make_tree() {
-	git -C "$KIT_TREE" worktree prune
-	if git -C "$KIT_TREE" show-ref -q --verify "refs/heads/$branch"; then
+	git -C "$KIT_KERNEL_TREE" worktree prune
+	if git -C "$KIT_KERNEL_TREE" show-ref -q --verify "refs/heads/$branch"; then
 		# The tree was removed, the branch was not: take it up again.
-		git -C "$KIT_TREE" worktree add -q "$tree" "$branch"
+		git -C "$KIT_KERNEL_TREE" worktree add -q "$tree" "$branch"
 		return
 	fi
-	git -C "$KIT_TREE" worktree add -q -b "$branch" "$tree" pristine
+	git -C "$KIT_KERNEL_TREE" worktree add -q -b "$branch" "$tree" pristine
 	"$KIT_ROOT/scripts/apply-stage-patch.sh" "$tree" "$KIT_ROOT/stages/$stage/stage.patch"
 	commit "stage $stage: the solution"
 	git -C "$tree" update-ref "$(exercise_ref "$stage" stage)" HEAD
@@ -54,7 +54,7 @@ else
 	"$KIT_ROOT/scripts/unpack-source.sh"
 	mkdir -p "$KIT_EXERCISES"
 	# A tree half made is no one's work: remove it if a step fails.
-	trap 'git -C "$KIT_TREE" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"' EXIT
+	trap 'git -C "$KIT_KERNEL_TREE" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"' EXIT
 	step "$KIT_LOGS/$stage/exercise.log" "making your tree for lab $stage ($tree)" make_tree
 	trap - EXIT
 fi

@@ -47,7 +47,7 @@ done
 	"$(printf '%s\n' "${tests[@]}" | cut -f1 | paste -sd ' ')"
 
 # --- The boots the selected tests read, and their kernels ---------------
-# A boot's kernel is the student's ("exercise", KIT_SOURCE=exercise) or the
+# A boot's kernel is the student's ("exercise", KIT_TREE=exercise) or the
 # stage's own ("stage": the questions are about the stage, not about the
 # student's code).
 declare -A boot_ids=() boot_console_test=() boot_kernel=() built=()
@@ -63,7 +63,7 @@ for line in "${tests[@]}"; do
 	boot_kernel[$boot]=$(exercise boot "$boot" kernel)
 done
 
-# kernel_env KERNEL: the KIT_SOURCE of that kernel.
+# kernel_env KERNEL: the KIT_TREE of that kernel.
 kernel_env() {
 	[ "$1" != exercise ] || echo exercise
 }
@@ -72,7 +72,7 @@ kernel_env() {
 note "==> grading $tree (lab $stage)"
 for kernel in $(printf '%s\n' "${boot_kernel[@]}" | sort -u); do
 	built[$kernel]=1
-	KIT_SOURCE=$(kernel_env "$kernel") "$KIT_ROOT/scripts/build-kernel.sh" "$stage" \
+	KIT_TREE=$(kernel_env "$kernel") "$KIT_ROOT/scripts/build-kernel.sh" "$stage" \
 		>"$out/build-$kernel.out" 2>&1 || built[$kernel]=0
 done
 
@@ -85,8 +85,8 @@ run_boot() {
 	append=$(exercise boot "$boot" append)
 	watch=$(exercise boot "$boot" gdb)
 	kernel=$(exercise boot "$boot" kernel)
-	KIT_SOURCE=$(kernel_env "$kernel")
-	export KIT_SOURCE
+	KIT_TREE=$(kernel_env "$kernel")
+	export KIT_TREE
 	logs=$KIT_LOGS/$(stage_label "$stage")
 	note "==> boot \"$boot\": ${kernel/exercise/your} kernel, guest script $run${append:+, kernel parameters $append}"
 	if [ "$watch" = yes ]; then
@@ -153,7 +153,7 @@ grade_test() {
 		"$id"$'\t'ok) return 0 ;;
 		"$id"$'\t'fail$'\t'*) echo "why: ${result#*$'\t'fail$'\t'}" ;;
 		*) echo "why: gdb gave no result; its transcript:" \
-			"$KIT_LOGS/$(KIT_SOURCE=$(kernel_env "$kernel") stage_label "$stage")/grader.txt" ;;
+			"$KIT_LOGS/$(KIT_TREE=$(kernel_env "$kernel") stage_label "$stage")/grader.txt" ;;
 		esac
 		crash_lines "$out/live-$boot.log"
 	else
@@ -190,7 +190,7 @@ echo "score: $score/$total (lab $stage, $tree)"
 if [ "$ungraded" -gt 0 ]; then
 	echo "grader error: $fault. The kit's fault, not your code's: $ungraded points were" \
 		"not graded; tell your instructor (gdb's transcript:" \
-		"$KIT_LOGS/$(KIT_SOURCE=$(kernel_env "$fault_kernel") stage_label "$stage")/grader.txt)"
+		"$KIT_LOGS/$(KIT_TREE=$(kernel_env "$fault_kernel") stage_label "$stage")/grader.txt)"
 	[ "$status" -ne 0 ] || status=3
 fi
 exit "$status"

@@ -49,7 +49,7 @@ fi
 # kernel (STAGE+exercise) has a folder of its own, started again when the
 # stage's key changes.
 key=kernel-$(stage_key "$stage")
-if [ "$KIT_SOURCE" = exercise ]; then
+if [ "$KIT_TREE" = exercise ]; then
 	tree=$(exercise_tree "$stage")
 	[ -d "$tree" ] || die "no tree of yours for lab $stage; run: make exercise LAB=${stage%%-*}"
 	if [ -L "$out" ] || [ "$(cat "$out/kit-key" 2>/dev/null)" != "$key" ]; then
@@ -85,7 +85,7 @@ donor_build() {
 	for i in "${!stages[@]}"; do
 		[ "${stages[i]}" != "$stage" ] || here=$i
 	done
-	[ "$KIT_SOURCE" != exercise ] || order+=("$here")
+	[ "$KIT_TREE" != exercise ] || order+=("$here")
 	for ((i = here - 1; i >= 0; i--)); do order+=("$i"); done
 	for ((i = here + 1; i < ${#stages[@]}; i++)); do order+=("$i"); done
 	for i in "${order[@]}"; do
@@ -158,7 +158,7 @@ guest_files() {
 		strip --strip-debug -o "$root/lib/modules/kit/$name.ko" \
 			"$out/kit-modules/$name/$name.ko"
 	done
-	gcc -O2 -static -o "$root/usr/bin/slabinfo" "$KIT_TREE/tools/vm/slabinfo.c"
+	gcc -O2 -static -o "$root/usr/bin/slabinfo" "$KIT_KERNEL_TREE/tools/vm/slabinfo.c"
 	chmod -R u=rwX,go=rX "$root"
 }
 
@@ -190,10 +190,10 @@ build() {
 source_digest() {
 	{
 		# The debug information names the tree by its path.
-		realpath "$KIT_TREE"
-		git -C "$KIT_TREE" rev-parse HEAD
-		git --no-optional-locks -C "$KIT_TREE" diff HEAD --binary
-		(cd "$KIT_TREE" && git --no-optional-locks ls-files -o -z | xargs -0 -r sha256sum --)
+		realpath "$KIT_KERNEL_TREE"
+		git -C "$KIT_KERNEL_TREE" rev-parse HEAD
+		git --no-optional-locks -C "$KIT_KERNEL_TREE" diff HEAD --binary
+		(cd "$KIT_KERNEL_TREE" && git --no-optional-locks ls-files -o -z | xargs -0 -r sha256sum --)
 		cat "$out/.config"
 		(cd "$KIT_ROOT" && find vm/modules -type f | LC_ALL=C sort | xargs sha256sum --)
 		# How the folder is built, which a kit update may change.

@@ -15,11 +15,11 @@ lock_tree
 "$KIT_ROOT/scripts/prepare-stage.sh" "$stage"
 
 i386_make() {
-	make -C "$KIT_TREE" O="$out" ARCH=i386 CC=ccache-gcc "$@"
+	make -C "$KIT_KERNEL_TREE" O="$out" ARCH=i386 CC=ccache-gcc "$@"
 }
 configure() {
 	i386_make tinyconfig
-	(cd "$KIT_TREE" && scripts/kconfig/merge_config.sh -m -O "$out" \
+	(cd "$KIT_KERNEL_TREE" && scripts/kconfig/merge_config.sh -m -O "$out" \
 		"$out/.config" "$KIT_ROOT/vm/config/i386.config")
 	i386_make olddefconfig
 	"$KIT_ROOT/scripts/check-config.sh" "$out/.config" "$KIT_ROOT/vm/config/i386.config"

@@ -18,7 +18,7 @@ mapfile -t fragments < <(stage_fragments "$stage")
 # keeps that .config when it would come out the same.
 inputs=$({
 	cat "${fragments[@]}"
-	git --no-optional-locks -C "$KIT_TREE" diff pristine -- ':(glob)**/Kconfig*'
+	git --no-optional-locks -C "$KIT_KERNEL_TREE" diff pristine -- ':(glob)**/Kconfig*'
 } | sha256sum | cut -d' ' -f1)
 [ "$(cat "$out/.config.checked" 2>/dev/null)" != "$inputs" ] || exit 0
 
@@ -28,7 +28,7 @@ trap 'rm -f "$all"' EXIT
 cat "${fragments[@]}" >"$all"
 configure() {
 	kernel_make "$out" tinyconfig
-	(cd "$KIT_TREE" && scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "$all")
+	(cd "$KIT_KERNEL_TREE" && scripts/kconfig/merge_config.sh -m -O "$out" "$out/.config" "$all")
 	kernel_make "$out" olddefconfig
 }
 step "$KIT_LOGS/$label/configure.log" "configuring stage $label" configure

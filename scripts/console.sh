@@ -36,7 +36,7 @@ verdict() {
 # console: it names a failing case.
 kunit_passed() {
 	local report
-	report=$(python3 "$KIT_TREE/tools/testing/kunit/kunit.py" parse "$1" 2>&1) || {
+	report=$(python3 "$KIT_KERNEL_TREE/tools/testing/kunit/kunit.py" parse "$1" 2>&1) || {
 		grep -E 'FAILED|CRASHED|ERROR|Testing complete' <<<"$report"
 		return 1
 	}

@@ -34,8 +34,8 @@ port_listening "$port" ||
 # Every object names its build folder /kit-build (scripts/compiler/ccache-gcc):
 # the generated headers are in this one.
 source_args=(-iex "set substitute-path /kit-build $out")
-if [ "$KIT_SOURCE" = exercise ]; then
-	source_args+=(-iex "set substitute-path $KIT_TREE $(exercise_tree "$stage")")
+if [ "$KIT_TREE" = exercise ]; then
+	source_args+=(-iex "set substitute-path $KIT_KERNEL_TREE $(exercise_tree "$stage")")
 elif shared_build; then
 	source_args+=(-iex "set substitute-path $(shared_tree) $(shared_source "$stage")")
 fi

@@ -8,9 +8,9 @@ LINUX_TARBALL=${LINUX_TARBALL:-/usr/src/linux-source-6.1.tar.xz}
 # The kernel tree of the stages: a git repository whose first commit, tagged
 # "pristine", is the packaged source.  Each stage builds in its own O=
 # folder.  A variant's kernels build from a worktree of it of their own
-# (KIT_TREE, set below).
+# (KIT_KERNEL_TREE, set below).
 KIT_STAGE_TREE=$KIT_WORK/linux
-KIT_TREE=$KIT_STAGE_TREE
+KIT_KERNEL_TREE=$KIT_STAGE_TREE
 KIT_BUILD=$KIT_WORK/build
 KIT_LOGS=$KIT_WORK/logs
 export CCACHE_DIR=${CCACHE_DIR:-$KIT_WORK/ccache}
@@ -100,21 +100,21 @@ fi
 # another stage: make bench builds stages 00 and 10, and a lab's tree at
 # stage 07 would then have its slub_def.h rewritten twice, which recompiles
 # most of the lab's kernel.  A variant's build neither waits for a stage's.
-[ -z "$KIT_VARIANT" ] || KIT_TREE=$KIT_STAGE_TREE+$KIT_VARIANT
+[ -z "$KIT_VARIANT" ] || KIT_KERNEL_TREE=$KIT_STAGE_TREE+$KIT_VARIANT
 
-# tree_git_dir: the git folder of KIT_TREE's worktree, where the kit keeps
+# tree_git_dir: the git folder of KIT_KERNEL_TREE's worktree, where the kit keeps
 # what the tree holds (scripts/unpack-source.sh, scripts/prepare-stage.sh).
 tree_git_dir() {
-	git -C "$KIT_TREE" rev-parse --absolute-git-dir
+	git -C "$KIT_KERNEL_TREE" rev-parse --absolute-git-dir
 }
 
 # lock_tree: wait for, then hold until the script ends, the lock of
-# KIT_TREE: one build at a time from a tree, since each first brings the
+# KIT_KERNEL_TREE: one build at a time from a tree, since each first brings the
 # tree to its stage.
 lock_tree() {
 	mkdir -p "$KIT_WORK"
-	exec 9>"$KIT_TREE.lock"
-	flock -n 9 || { note "waiting for another build from $KIT_TREE to finish"; flock 9; }
+	exec 9>"$KIT_KERNEL_TREE.lock"
+	flock -n 9 || { note "waiting for another build from $KIT_KERNEL_TREE to finish"; flock 9; }
 }
 
 # variant_fragments VARIANT: the variant's config fragment, after those of
@@ -147,14 +147,14 @@ stage_has() {
 	grep -qx -- "$2" "$KIT_ROOT/stages/$1/features"
 }
 
-# KIT_SOURCE (make's TREE=) says whose source a kernel is built from: the
+# KIT_TREE (make's TREE=) says whose source a kernel is built from: the
 # stage's own (empty, the default), or "exercise", the student's tree of
 # that lab (grading/exercise.sh), built from the kit's tree with the files the
 # student changed copied over it (scripts/build-kernel.sh).
-KIT_SOURCE=${KIT_SOURCE:-}
-case "$KIT_SOURCE" in
+KIT_TREE=${KIT_TREE:-}
+case "$KIT_TREE" in
 '' | exercise) ;;
-*) die "unknown TREE '$KIT_SOURCE'; leave it out (the stage's source) or say TREE=exercise" ;;
+*) die "unknown TREE '$KIT_TREE'; leave it out (the stage's source) or say TREE=exercise" ;;
 esac
 # Where make exercise puts the students' trees, one per lab.
 KIT_EXERCISES=${KIT_EXERCISES:-$KIT_WORK/exercises}
@@ -173,7 +173,7 @@ if [ -n "$KIT_SHARED" ]; then
 			"an instructor makes one with: make share KIT_WORK=$KIT_SHARED"
 	[ "$(realpath "$KIT_SHARED")" != "$(realpath -m "$KIT_WORK")" ] ||
 		die "KIT_SHARED and KIT_WORK are the same folder, $KIT_WORK; a student's KIT_WORK is their own"
-	if [ -z "$KIT_SOURCE" ] && [ -z "$KIT_VARIANT" ]; then
+	if [ -z "$KIT_TREE" ] && [ -z "$KIT_VARIANT" ]; then
 		KIT_BUILD=$KIT_SHARED/build
 	fi
 fi
@@ -217,7 +217,7 @@ exercise_ref() {
 # they are not the default (07-cpu-queues+proof, 07-cpu-queues+exercise):
 # what its build folder and logs are named.
 stage_label() {
-	printf '%s\n' "$1${KIT_VARIANT:++$KIT_VARIANT}${KIT_SOURCE:++$KIT_SOURCE}"
+	printf '%s\n' "$1${KIT_VARIANT:++$KIT_VARIANT}${KIT_TREE:++$KIT_TREE}"
 }
 
 # stage_key STAGE: a digest of what the stage's kernel is built from, its
@@ -324,7 +324,7 @@ kernel_banner() {
 # time, are the same.  The tree's own scripts/extract-vmlinux unpacks it.
 bzimage_holds() {
 	local booted built
-	booted=$("$KIT_TREE/scripts/extract-vmlinux" "$1" | kernel_banner /dev/stdin) || true
+	booted=$("$KIT_KERNEL_TREE/scripts/extract-vmlinux" "$1" | kernel_banner /dev/stdin) || true
 	built=$(kernel_banner "$2") || true
 	[ -n "$built" ] || { echo "no kernel banner in $2"; return 1; }
 	[ "$booted" = "$built" ] || {
@@ -339,7 +339,7 @@ bzimage_holds() {
 kernel_make() {
 	local out=$1
 	shift
-	make -C "$KIT_TREE" O="$out" ARCH=x86_64 CC=ccache-gcc "$@"
+	make -C "$KIT_KERNEL_TREE" O="$out" ARCH=x86_64 CC=ccache-gcc "$@"
 }
 
 # port_listening PORT: whether something (a QEMU gdb stub) listens there.

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # prepare-stage.sh STAGE: make the work tree hold exactly that stage's
 # source, pristine 6.1 plus the stage's cumulative patch; with TREE=exercise
-# (KIT_SOURCE), the student's tree of that lab: the files of it that differ
+# (KIT_TREE), the student's tree of that lab: the files of it that differ
 # from the stage's source, copied over it.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -24,7 +24,7 @@ over=''
 if [[ $have == "$want exercise "* ]]; then
 	over=${have#"$want exercise "}
 	# A tree since removed (make test's): start again from pristine.
-	if ! git -C "$KIT_TREE" rev-parse -q --verify "$over^{commit}" >/dev/null; then
+	if ! git -C "$KIT_KERNEL_TREE" rev-parse -q --verify "$over^{commit}" >/dev/null; then
 		over='' have=''
 	fi
 fi
@@ -34,16 +34,16 @@ fi
 restore_stage_files() {
 	local base=$1 file
 	while IFS= read -r file; do
-		if git -C "$KIT_TREE" cat-file -e "$base:$file" 2>/dev/null; then
-			git -C "$KIT_TREE" show "$base:$file" >"$KIT_TREE/$file.kit-new"
+		if git -C "$KIT_KERNEL_TREE" cat-file -e "$base:$file" 2>/dev/null; then
+			git -C "$KIT_KERNEL_TREE" show "$base:$file" >"$KIT_KERNEL_TREE/$file.kit-new"
 			# The same content keeps its time (see switch_tree).
-			if cmp -s "$KIT_TREE/$file.kit-new" "$KIT_TREE/$file"; then
-				rm "$KIT_TREE/$file.kit-new"
+			if cmp -s "$KIT_KERNEL_TREE/$file.kit-new" "$KIT_KERNEL_TREE/$file"; then
+				rm "$KIT_KERNEL_TREE/$file.kit-new"
 			else
-				mv "$KIT_TREE/$file.kit-new" "$KIT_TREE/$file"
+				mv "$KIT_KERNEL_TREE/$file.kit-new" "$KIT_KERNEL_TREE/$file"
 			fi
 		else
-			rm -f "$KIT_TREE/$file"
+			rm -f "$KIT_KERNEL_TREE/$file"
 		fi
 	done
 }
@@ -69,8 +69,8 @@ switch_tree() {
 	for file in "${patched[@]}"; do
 		in_patch[$file]=1
 		mkdir -p "$scratch/$(dirname "$file")"
-		if git -C "$KIT_TREE" cat-file -e "pristine:$file" 2>/dev/null; then
-			git -C "$KIT_TREE" show "pristine:$file" >"$scratch/$file"
+		if git -C "$KIT_KERNEL_TREE" cat-file -e "pristine:$file" 2>/dev/null; then
+			git -C "$KIT_KERNEL_TREE" show "pristine:$file" >"$scratch/$file"
 		fi
 	done
 	"$KIT_ROOT/scripts/apply-stage-patch.sh" "$scratch" "$patch"
@@ -78,22 +78,22 @@ switch_tree() {
 	# pristine in the tree now, tracked or not.
 	{
 		printf '%s\n' "${patched[@]}"
-		git -C "$KIT_TREE" diff --name-only --no-renames pristine
-		git -C "$KIT_TREE" ls-files -o
+		git -C "$KIT_KERNEL_TREE" diff --name-only --no-renames pristine
+		git -C "$KIT_KERNEL_TREE" ls-files -o
 	} | LC_ALL=C sort -u | while IFS= read -r file; do
 		if [ -z "$file" ]; then
 			continue
 		elif [ -n "${in_patch[$file]:-}" ]; then
 			if [ ! -e "$scratch/$file" ]; then
-				rm -f "$KIT_TREE/$file"
-			elif ! cmp -s "$scratch/$file" "$KIT_TREE/$file"; then
-				install -D -m 644 "$scratch/$file" "$KIT_TREE/$file"
+				rm -f "$KIT_KERNEL_TREE/$file"
+			elif ! cmp -s "$scratch/$file" "$KIT_KERNEL_TREE/$file"; then
+				install -D -m 644 "$scratch/$file" "$KIT_KERNEL_TREE/$file"
 			fi
-		elif git -C "$KIT_TREE" cat-file -e "pristine:$file" 2>/dev/null; then
+		elif git -C "$KIT_KERNEL_TREE" cat-file -e "pristine:$file" 2>/dev/null; then
 			# Listed by git diff: it differs from pristine.
-			git -C "$KIT_TREE" checkout -q pristine -- "$file"
+			git -C "$KIT_KERNEL_TREE" checkout -q pristine -- "$file"
 		else
-			rm -f "$KIT_TREE/$file"
+			rm -f "$KIT_KERNEL_TREE/$file"
 		fi
 	done
 }
@@ -104,7 +104,7 @@ if [ "$have" != "$want" ] && [ -z "$over" ]; then
 	note "==> source tree holds stage $stage"
 fi
 
-if [ "$KIT_SOURCE" = exercise ]; then
+if [ "$KIT_TREE" = exercise ]; then
 	tree=$(exercise_tree "$stage")
 	[ -d "$tree" ] || die "no tree of yours for lab $stage; run: make exercise LAB=${stage%%-*}"
 	# The files of the student's tree that differ from the stage's source,
@@ -122,9 +122,9 @@ if [ "$KIT_SOURCE" = exercise ]; then
 	fi
 	while IFS= read -r file; do
 		if [ ! -e "$tree/$file" ]; then
-			rm -f "$KIT_TREE/$file"
-		elif ! cmp -s "$tree/$file" "$KIT_TREE/$file"; then
-			cp "$tree/$file" "$KIT_TREE/$file"
+			rm -f "$KIT_KERNEL_TREE/$file"
+		elif ! cmp -s "$tree/$file" "$KIT_KERNEL_TREE/$file"; then
+			cp "$tree/$file" "$KIT_KERNEL_TREE/$file"
 		fi
 	done <"$list.new"
 	mv "$list.new" "$list"

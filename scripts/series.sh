@@ -19,7 +19,7 @@ set -euo pipefail
 branch=${KIT_SERIES_BRANCH:-series}
 
 git_tree() {
-	git -C "$KIT_TREE" "$@"
+	git -C "$KIT_KERNEL_TREE" "$@"
 }
 
 # tree_of STAGE: the git tree object of pristine plus STAGE's patch.
@@ -49,14 +49,14 @@ import() {
 		prev=$commit
 	done
 	git_tree branch -f "$branch" "$prev"
-	note "==> branch $branch in $KIT_TREE:" \
+	note "==> branch $branch in $KIT_KERNEL_TREE:" \
 		"$(git_tree rev-list --count "pristine..$branch") stage commits"
 }
 
 export_patches() {
 	local dir=${1:-$KIT_ROOT/stages} commit stage
 	git_tree rev-parse -q --verify "$branch" >/dev/null ||
-		die "no branch $branch in $KIT_TREE; run: scripts/series.sh import"
+		die "no branch $branch in $KIT_KERNEL_TREE; run: scripts/series.sh import"
 	for commit in $(git_tree rev-list --reverse "pristine..$branch"); do
 		stage=$(git_tree log -1 --format=%s "$commit" | cut -d: -f1)
 		[ -d "$KIT_ROOT/stages/$stage" ] ||

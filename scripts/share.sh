@@ -13,7 +13,7 @@ set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 [ -z "$KIT_SHARED" ] || die "make share builds a shared kit in KIT_WORK; leave KIT_SHARED out"
-[ -z "$KIT_SOURCE" ] || die "make share builds the stages' own source; leave TREE out"
+[ -z "$KIT_TREE" ] || die "make share builds the stages' own source; leave TREE out"
 [ -z "$KIT_VARIANT" ] || die "make share builds the stages' own configuration; leave VARIANT out"
 
 stages=()
@@ -31,12 +31,12 @@ fi
 # (a new linux-source unpacked).
 source=$KIT_WORK/source
 pristine=$source/pristine
-commit=$(git -C "$KIT_TREE" rev-parse pristine)
+commit=$(git -C "$KIT_KERNEL_TREE" rev-parse pristine)
 if [ "$(cat "$source/pristine.commit" 2>/dev/null)" != "$commit" ]; then
 	note "==> keeping a pristine copy of the source in $pristine"
 	rm -rf "$pristine.new" "$source/pristine.commit"
 	mkdir -p "$pristine.new"
-	git -C "$KIT_TREE" archive pristine | tar -x -C "$pristine.new"
+	git -C "$KIT_KERNEL_TREE" archive pristine | tar -x -C "$pristine.new"
 	rm -rf "$pristine"
 	mv "$pristine.new" "$pristine"
 	echo "$commit" >"$source/pristine.commit"
@@ -52,13 +52,13 @@ for stage in "${stages[@]}"; do
 	rm -rf "$dir.new" "$dir.old"
 	cp -al "$pristine" "$dir.new"
 	{
-		git -C "$KIT_TREE" diff --name-only --no-renames pristine
-		git -C "$KIT_TREE" ls-files -o
+		git -C "$KIT_KERNEL_TREE" diff --name-only --no-renames pristine
+		git -C "$KIT_KERNEL_TREE" ls-files -o
 	} | while IFS= read -r file; do
 		rm -f "$dir.new/$file"
-		if [ -e "$KIT_TREE/$file" ]; then
+		if [ -e "$KIT_KERNEL_TREE/$file" ]; then
 			mkdir -p "$(dirname "$dir.new/$file")"
-			cp -p "$KIT_TREE/$file" "$dir.new/$file"
+			cp -p "$KIT_KERNEL_TREE/$file" "$dir.new/$file"
 		fi
 	done
 	if [ -d "$dir" ]; then mv "$dir" "$dir.old"; fi
@@ -69,13 +69,13 @@ done
 
 # Everyone reads the stages' kernels, their sources, and the
 # gdb scripts that the build folders link to in the tree.
-chmod a+rX "$KIT_WORK" "$KIT_BUILD" "$KIT_TREE" "$KIT_TREE/scripts"
+chmod a+rX "$KIT_WORK" "$KIT_BUILD" "$KIT_KERNEL_TREE" "$KIT_KERNEL_TREE/scripts"
 for stage in "${stages[@]}"; do
 	chmod -R a+rX "$(realpath "$KIT_BUILD/$stage")" "$source/$stage"
 done
-chmod -R a+rX "$source/pristine" "$KIT_TREE/scripts/gdb"
+chmod -R a+rX "$source/pristine" "$KIT_KERNEL_TREE/scripts/gdb"
 {
-	printf 'tree %s\n' "$(realpath "$KIT_TREE")"
+	printf 'tree %s\n' "$(realpath "$KIT_KERNEL_TREE")"
 	for stage in $(kit_stages); do
 		if [ -d "$source/$stage" ] && [ -f "$KIT_BUILD/$stage/kit-built" ]; then
 			printf 'stage %s %s\n' "$stage" "$(readlink "$KIT_BUILD/$stage")"

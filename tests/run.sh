@@ -163,7 +163,7 @@ for stage in $(kit_stages); do
 		check "a failing SLUB KUnit case is named on the console" \
 			fails_with "[FAILED] test_two" kunit_passed "$fixtures/kunit-failing.log"
 		check "the gdb helpers' table of cache flags is 6.1's (include/linux/slab.h)" \
-			python3 tests/check_slab_flags.py "$KIT_TREE" vm/gdb/readers.py
+			python3 tests/check_slab_flags.py "$KIT_KERNEL_TREE" vm/gdb/readers.py
 		check "a build from nothing compiles about as many files as its progress line says" \
 			cold_build_size_right "$stage"
 	fi

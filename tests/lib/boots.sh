@@ -110,7 +110,7 @@ page_mode_stages() {
 percpu_early_size() {
 	local def
 	def=$(sed -n 's/^+#define PERCPU_DYNAMIC_EARLY_SIZE//p' "stages/$1/stage.patch")
-	[ -n "$def" ] || def=$(git -C "$KIT_TREE" show pristine:include/linux/percpu.h |
+	[ -n "$def" ] || def=$(git -C "$KIT_KERNEL_TREE" show pristine:include/linux/percpu.h |
 		sed -n 's/^#define PERCPU_DYNAMIC_EARLY_SIZE//p')
 	[[ $def =~ \(([0-9]+)\ \<\<\ 10\) ]] || { echo "cannot read PERCPU_DYNAMIC_EARLY_SIZE: $def" >&2; return 1; }
 	echo $((BASH_REMATCH[1] << 10))
@@ -173,9 +173,9 @@ shared_class() {
 	local -a counts
 	scripts/share.sh "$stage"
 	# The shared copy has the files the stage's patch changes, as patched.
-	git -C "$KIT_TREE" diff --name-only pristine >"$out/changed"
+	git -C "$KIT_KERNEL_TREE" diff --name-only pristine >"$out/changed"
 	while IFS= read -r file; do
-		cmp "$KIT_TREE/$file" "$KIT_WORK/source/$stage/$file" || return 1
+		cmp "$KIT_KERNEL_TREE/$file" "$KIT_WORK/source/$stage/$file" || return 1
 	done <"$out/changed"
 	touch "$out/shared.stamp"
 	port=$(kit_gdb_port)
@@ -206,7 +206,7 @@ shared_class() {
 		fi
 	done
 	changed=$(find "$KIT_WORK/build" "$KIT_WORK/build/$(readlink "$KIT_BUILD/$stage")/" \
-		"$KIT_WORK/source" "$KIT_WORK/kit-shared" "$KIT_TREE/scripts/gdb" \
+		"$KIT_WORK/source" "$KIT_WORK/kit-shared" "$KIT_KERNEL_TREE/scripts/gdb" \
 		-maxdepth 1 -newer "$out/shared.stamp" -print -quit)
 	[ -z "$changed" ] || { echo "a student changed the shared kit: $changed"; return 1; }
 }

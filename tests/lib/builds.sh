@@ -157,7 +157,7 @@ checkpatch_clean() {
 	for stage in $(kit_stages); do
 		[ -s "stages/$stage/stage.patch" ] || continue
 		echo "== $stage"
-		perl "$KIT_TREE/scripts/checkpatch.pl" --no-tree --quiet - <"stages/$stage/stage.patch"
+		perl "$KIT_KERNEL_TREE/scripts/checkpatch.pl" --no-tree --quiet - <"stages/$stage/stage.patch"
 	done
 }
 

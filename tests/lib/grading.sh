@@ -50,9 +50,9 @@ graded() {
 # stage's source changed; the answers file has a line for each question.
 fresh_exercise() {
 	local stage=$1 tree=$test_exercises/$1 file name first last todo=0 id
-	git -C "$KIT_TREE" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
-	git -C "$KIT_TREE" worktree prune
-	git -C "$KIT_TREE" branch -q -D "$(in_test_tree exercise_ref "$stage")" 2>/dev/null || true
+	git -C "$KIT_KERNEL_TREE" worktree remove --force "$tree" 2>/dev/null || rm -rf "$tree"
+	git -C "$KIT_KERNEL_TREE" worktree prune
+	git -C "$KIT_KERNEL_TREE" branch -q -D "$(in_test_tree exercise_ref "$stage")" 2>/dev/null || true
 	in_test_tree grading/exercise.sh "$stage"
 	for id in $(lab_questions "$stage"); do
 		grep -qx "$id: " "$tree/answers" || { echo "$tree/answers has no line for $id"; return 1; }
@@ -241,7 +241,7 @@ lab_shows_student_source() {
 	IFS=$'\t' read -r file name _ < <(lab_spec functions "$stage")
 	scripts/prepare-stage.sh "$stage"
 	printf '%s\ninfo source\nquit\n' "python s = gdb.lookup_static_symbol('$name') or gdb.lookup_global_symbol('$name'); gdb.execute('list %s:%d,+12' % (s.symtab.filename, s.line))" |
-		KIT_SOURCE=exercise in_test_tree scripts/lab.sh "$stage" >"$out/lab" 2>&1
+		KIT_TREE=exercise in_test_tree scripts/lab.sh "$stage" >"$out/lab" 2>&1
 	cat "$out/lab"
 	grep -qx "Located in $test_exercises/$stage/$file" "$out/lab"
 }

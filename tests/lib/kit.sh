@@ -134,7 +134,7 @@ settings_documented() {
 		case "$name" in
 		KIT_SERIES_BRANCH) continue ;;
 		KIT_VARIANT) shown=VARIANT ;;
-		KIT_SOURCE) shown=TREE ;;
+		KIT_TREE) shown=TREE ;;
 		KIT_TEST_FILTER | KIT_GRADE_FILTER) shown=FILTER ;;
 		*) shown=$name ;;
 		esac
