@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""Read a lab's exercise, SPEC: labs/LAB/exercise.toml (its data) and the
+"""Read a lab's exercise, SPEC: labs/LAB/graded.toml (its data) and the
 lab's checks.py beside it, if it has one (its code), for the shell and for
 grading/grader.py.
 
@@ -37,13 +37,102 @@ import textwrap
 import tomllib
 import types
 
-# What an exercise.toml may hold (labs/00-baseline's and labs/07-cpu-queues'
-# say what each is).
-KEYS = ("answers_append", "functions", "boots", "tests", "questions")
+# The schema of a lab's graded.toml (labs/LAB/graded.toml), written down
+# here and nowhere else: for each kind of table, its keys, each with
+# whether a table must have it, its type, and what it means.  load()
+# refuses a key that is not here, a missing one, and a value of another
+# type, naming the table.
+SCHEMA = {
+    "lab": {
+        "functions": (False, list, "the functions the student writes, "
+                      "[[functions]] tables (none: the lab has questions only)"),
+        "boots": (False, dict, "the boots that the tests read, [boots.NAME] tables"),
+        "tests": (False, list, "the tests of the student's code, [[tests]] tables"),
+        "questions": (False, list, "the handout's graded questions, [[questions]] tables"),
+        "answers_append": (False, str, "kernel parameters of the boot that asks "
+                           "the questions"),
+    },
+    "functions": {
+        "file": (True, str, "the source file that defines it, in the kernel tree"),
+        "name": (True, str, "its name: the skeleton blanks its body (the stage's code)"),
+        "stub": (True, str, 'the statement the blanked body keeps, so that it '
+                 'compiles ("" for none)'),
+        "todo": (True, str, "the TODO comment that says what to write there"),
+    },
+    "boots": {
+        "run": (True, str, "the guest script it runs (vm/guest/run/)"),
+        "append": (True, str, 'kernel parameters ("" for none)'),
+        "gdb": (True, bool, 'whether gdb watches it: its tests of kind "gdb" run then'),
+        "kernel": (False, str, 'whose kernel boots: "exercise", the student\'s '
+                   '(if left out), or "stage", the stage\'s own'),
+    },
+    "tests": {
+        "id": (True, str, 'its name (make grade\'s FILTER matches "ID: NAME")'),
+        "boot": (True, str, "the boot it reads"),
+        "kind": (True, str, '"gdb": gdb_checks() of checks.py checks it in the '
+                 'live kernel; "console": it passes if the boot\'s console says '
+                 "that the guest's script passed (scripts/console.sh)"),
+        "points": (True, int, "what it is worth"),
+        "name": (True, str, "what it checks"),
+        "hint": (True, str, "what make grade says when it fails"),
+    },
+    "questions": {
+        "id": (True, str, 'its name: the answers file has a line "ID: ANSWER" for it'),
+        "points": (True, int, "what it is worth"),
+        "name": (True, str, "its text (the answers file shows it as a comment)"),
+        "hint": (True, str, "what make grade says when the answer is wrong"),
+        "value": (False, str, "what the answer must be: a gdb expression, read in "
+                  "the live kernel; or, instead of value,"),
+        "function": (False, str, "the name of a function of the lab's checks.py "
+                     "that gdb calls for the value"),
+        "at": (False, str, "the function at whose call the value is read; "
+               "kernel_execve (that is, once booted) if left out"),
+    },
+}
+# The values some keys may take.
+CHOICES = {("tests", "kind"): ("gdb", "console"), ("boots", "kernel"): ("exercise", "stage")}
+
+
+def check_table(path, kind, where, table):
+    """Exit, naming WHERE in PATH, unless TABLE holds the keys of a table of
+    KIND (SCHEMA), each of its type, and every key it must."""
+    schema = SCHEMA[kind]
+    for key, value in table.items():
+        if key not in schema:
+            sys.exit("exercise.py: %s: %s: unknown key %s (a %s table has %s)" % (
+                path, where, key, kind, ", ".join(schema)))
+        _, kind_of_value, _ = schema[key]
+        # (bool is an int to Python; a count is no bool.)
+        if not isinstance(value, kind_of_value) or (kind_of_value is int and
+                                                    isinstance(value, bool)):
+            sys.exit("exercise.py: %s: %s: %s is %r, not a %s" % (
+                path, where, key, value, kind_of_value.__name__))
+        if (kind, key) in CHOICES and value not in CHOICES[(kind, key)]:
+            sys.exit("exercise.py: %s: %s: %s is %r, not one of %s" % (
+                path, where, key, value, ", ".join(CHOICES[(kind, key)])))
+    missing = [key for key, (needed, _, _) in schema.items() if needed and key not in table]
+    if missing:
+        sys.exit("exercise.py: %s: %s has no %s" % (path, where, ", ".join(missing)))
+
+
+def check_spec(path, spec):
+    """Every table of a lab's graded.toml as SCHEMA says, nested ones too."""
+    check_table(path, "lab", "the file", spec)
+    for i, f in enumerate(spec.get("functions", []), 1):
+        check_table(path, "functions", "[[functions]] %d (%s)" % (i, f.get("name")), f)
+    for name, boot in spec.get("boots", {}).items():
+        check_table(path, "boots", "[boots.%s]" % name, boot)
+    for i, t in enumerate(spec.get("tests", []), 1):
+        check_table(path, "tests", "[[tests]] %d (%s)" % (i, t.get("id")), t)
+        if t["boot"] not in spec.get("boots", {}):
+            sys.exit("exercise.py: %s: [[tests]] %d (%s): no boot %s (the boots: %s)" % (
+                path, i, t["id"], t["boot"], ", ".join(spec.get("boots", {})) or "none"))
+    for i, q in enumerate(spec.get("questions", []), 1):
+        check_table(path, "questions", "[[questions]] %d (%s)" % (i, q.get("id")), q)
 
 
 def load(path):
-    """A lab's exercise.toml, with what a lab may leave out filled in:
+    """A lab's graded.toml, with what a lab may leave out filled in:
     FUNCTIONS (none: questions only), TESTS (none: questions only), and
     the questions, which become tests of kind "answer" of the boot
     "answers": the stage's own kernel, the guest running churn and gdb
@@ -56,10 +145,7 @@ def load(path):
             spec = tomllib.load(f)
     except tomllib.TOMLDecodeError as e:
         sys.exit("exercise.py: %s: %s" % (path, e))
-    unknown = [key for key in spec if key not in KEYS]
-    if unknown:
-        sys.exit("exercise.py: %s: unknown key %s (a lab's exercise.toml has %s)" % (
-            path, ", ".join(unknown), ", ".join(KEYS)))
+    check_spec(path, spec)
     checks = None
     code = os.path.join(os.path.dirname(path), "checks.py")
     if os.path.exists(code):

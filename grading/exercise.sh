@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # exercise.sh LAB: set up the student's folder for the lab's graded work
-# (labs/LAB/exercise.toml), KIT_EXERCISES/LAB.  For a coding exercise it is a
+# (labs/LAB/graded.toml), KIT_EXERCISES/LAB.  For a coding exercise it is a
 # git worktree of the kit's kernel tree, on the branch exercises/LAB, at
 # the stage's source with the functions to write blanked (grading/exercise.py);
 # its two commits are named by refs: refs/exercises/LAB/stage (the
@@ -13,10 +13,10 @@ set -euo pipefail
 . "$(dirname "$0")/../scripts/lib.sh"
 
 stage=$(stage_resolve "${1:-}")
-spec=$KIT_ROOT/labs/$stage/exercise.toml
+spec=$KIT_ROOT/labs/$stage/graded.toml
 if [ ! -f "$spec" ]; then
 	have=$(for s in $(kit_stages); do
-		if [ -f "$KIT_ROOT/labs/$s/exercise.toml" ]; then echo "${s%%-*}"; fi
+		if [ -f "$KIT_ROOT/labs/$s/graded.toml" ]; then echo "${s%%-*}"; fi
 	done)
 	die "lab $stage has no graded work; the labs that have some: $(echo "$have" | paste -sd ' ')"
 fi

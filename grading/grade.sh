@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # grade.sh LAB: grade the student's work on a lab (made by make exercise):
 # build their tree (ccache: only what changed), boot it, and run the lab's
-# tests (labs/LAB/exercise.toml); check their answers to the lab's questions
+# tests (labs/LAB/graded.toml); check their answers to the lab's questions
 # on the stage's own kernel.  Prints TAP: a line per test with its points, and
 # for a failed one what went wrong and a hint; then the plan, the score and
 # "N passed, N failed".  Fails unless every test passed; if the grader
@@ -22,7 +22,7 @@ set -euo pipefail
 . "$KIT_ROOT/scripts/console.sh"
 
 stage=$(stage_resolve "${1:-}")
-spec=$KIT_ROOT/labs/$stage/exercise.toml
+spec=$KIT_ROOT/labs/$stage/graded.toml
 [ -f "$spec" ] || die "lab $stage has nothing to grade (no $spec)"
 tree=$(exercise_tree "$stage")
 [ -d "$tree" ] || die "no tree of yours for lab $stage; run: make exercise LAB=${stage%%-*}"

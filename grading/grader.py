@@ -6,7 +6,7 @@
 # grading/grade.sh runs it as gdb's batch script (scripts/lab.sh
 # --script), with the kit's helpers (vm/gdb: slubq, readers) loaded, and
 # says what to do in the environment:
-#   KIT_GRADE_SPEC     the lab's exercise.toml: its TESTS; and gdb_checks()
+#   KIT_GRADE_SPEC     the lab's graded.toml: its TESTS; and gdb_checks()
 #                      of its checks.py, which calls the Session below
 #   KIT_GRADE_TESTS    the ids of the tests to run, comma separated
 #   KIT_GRADE_RESULTS  where to write "ID<TAB>ok", "ID<TAB>fail<TAB>WHY", or

@@ -71,6 +71,10 @@ check "  ... and make grade, before make exercise, says to run it" \
 	fails_with "no tree of yours for lab 07-cpu-queues; run: make exercise LAB=07" \
 	env KIT_EXERCISES="$out/no-exercises" grading/grade.sh 7
 
+check "a lab's graded.toml with a key its schema lacks, in a nested table, is refused, naming both" \
+	fails_with "[[tests]] 1 (drain-each): unknown key pionts (a tests table has id, boot, kind, points, name, hint)" \
+	python3 grading/exercise.py tests "$fixtures/graded/key-misspelt.toml"
+
 check "an unknown STAGE is refused, naming the valid ones" \
 	fails_with "unknown STAGE '99'; valid stages: $(kit_stages | tr '\n' ' ' | sed 's/ $//')" \
 	make --no-print-directory build STAGE=99
@@ -279,7 +283,7 @@ for stage in $(kit_stages); do
 		check "kit-cpu-slab reports a CPU freelist that loops or leaves its slab's objects" \
 			freelist_corruption_reported "$stage"
 	fi
-	if [ -f "labs/$stage/exercise.toml" ]; then
+	if [ -f "labs/$stage/graded.toml" ]; then
 		graded_lab_checks "$stage"
 	fi
 	tap_group_end

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The live checks of lab 05's exercise.toml: the function that gives a
+"""The live checks of lab 05's graded.toml: the function that gives a
 question's value (its "function"), which grading/grader.py runs in gdb."""
 
 

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-"""The live checks of lab 07's exercise.toml: gdb_checks() runs its tests
+"""The live checks of lab 07's graded.toml: gdb_checks() runs its tests
 of kind "gdb"; grading/grader.py runs it in gdb, on the boot "live"."""
 
 RETRIEVE_TESTS = ("retrieve-count", "retrieve-bits", "retrieve-addresses", "retrieve-inuse")

@@ -12,7 +12,7 @@ in_test_tree() {
 }
 
 lab_spec() {
-	python3 grading/exercise.py "$1" "labs/$2/exercise.toml" "${@:3}"
+	python3 grading/exercise.py "$1" "labs/$2/graded.toml" "${@:3}"
 }
 
 # lab_questions STAGE: the ids of the lab's questions (tests of kind answer).

@@ -166,7 +166,7 @@ step_shows_progress() {
 # have graded work, one a line.
 graded_labs() {
 	local spec
-	for spec in "$1"/labs/*/exercise.toml; do
+	for spec in "$1"/labs/*/graded.toml; do
 		basename "$(dirname "$spec")" | cut -d- -f1
 	done
 }
@@ -177,7 +177,7 @@ graded_labs() {
 kit_without_graded_lab() {
 	mkdir -p "$out/kit"
 	cp -R scripts grading vm stages labs "$out/kit/"
-	rm "$out/kit/labs/$1/exercise.toml"
+	rm "$out/kit/labs/$1/graded.toml"
 	echo "$out/kit"
 }
 
