@@ -1,11 +1,11 @@
 # The SLUB+Q teaching kit.  `make help` lists what you can do; the work
-# happens in scripts/, vm/ and tests/, outside this file.
+# happens in scripts/, grading/ and tests/, outside this file.
 #
 # STAGE picks a stage by number (STAGE=0) or folder name; the default is the
 # last stage.  KIT_WORK moves the work directory (kernel tree, builds,
 # logs; default ~/.cache/slubq-kit) and GDB_PORT the gdb stub's port.
 # APPEND adds kernel parameters to boot and lab (APPEND=slub_debug=FZPU).
-# VARIANT picks another configuration, vm/config/variants/VARIANT.config
+# VARIANT picks another configuration, config/variants/VARIANT.config
 # (VARIANT=proof: lockdep, KASAN and two NUMA nodes).  LAB is STAGE's other
 # name (lab N is stage N); TREE=exercise builds the student's tree of the
 # lab (make exercise) instead of the stage's source.
@@ -48,7 +48,7 @@ help:
 	@echo "  LAB=N                   the same as STAGE=N"
 	@echo "  TREE=exercise           build, boot, debug your tree of the lab (make exercise);"
 	@echo "                          default: the stage's own source"
-	@echo "  VARIANT=NAME            another kernel config, vm/config/variants/NAME.config:"
+	@echo "  VARIANT=NAME            another kernel config, config/variants/NAME.config:"
 	@echo "                          proof (lockdep, KASAN, 2 NUMA nodes), irqsoff (tracers),"
 	@echo "                          bench (as a distribution ships it), slab (bench, SLAB),"
 	@echo "                          stats, slab-stats (bench, slab with the allocator's statistics);"

@@ -60,7 +60,7 @@ SCHEMA = {
         "todo": (True, str, "the TODO comment that says what to write there"),
     },
     "boots": {
-        "run": (True, str, "the guest script it runs (vm/guest/run/)"),
+        "run": (True, str, "the guest script it runs (guest/run/)"),
         "append": (True, str, 'kernel parameters ("" for none)'),
         "gdb": (True, bool, 'whether gdb watches it: its tests of kind "gdb" run then'),
         "kernel": (False, str, 'whose kernel boots: "exercise", the student\'s '

@@ -4,7 +4,7 @@
 # boots, stopped and read in gdb, and write one result per test.
 #
 # grading/grade.sh runs it as gdb's batch script (scripts/lab.sh
-# --script), with the kit's helpers (vm/gdb: slubq, readers) loaded, and
+# --script), with the kit's helpers (gdb: slubq, readers) loaded, and
 # says what to do in the environment:
 #   KIT_GRADE_SPEC     the lab's graded.toml: its TESTS; and gdb_checks()
 #                      of its checks.py, which calls the Session below
@@ -44,7 +44,7 @@ import threading
 import traceback
 
 import gdb
-import readers  # the kit's readers of kernel memory (vm/gdb, on the path by scripts/gdb.sh)
+import readers  # the kit's readers of kernel memory (gdb, on the path by scripts/gdb.sh)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 KIT_ROOT = os.path.dirname(HERE)

@@ -2,11 +2,11 @@
 # bench.sh [--quick | --smoke] [STAGE]: the 2010 comparison, on 6.1.  Three kernels
 # that differ only in the allocator: SLAB and stock SLUB (stage 00) and
 # SLUB+Q (STAGE, by default the last), all with the bench configuration
-# (vm/config/variants/bench.config, and slab.config for SLAB).  Each is
+# (config/variants/bench.config, and slab.config for SLAB).  Each is
 # booted in turn, A B C A B C ..., KIT_BENCH_BOOTS times with two CPUs and
-# again with one; a boot (vm/guest/run/bench) runs hackbench -P at each
+# again with one; a boot (guest/run/bench) runs hackbench -P at each
 # group count KIT_BENCH_RUNS times, reads the slab memory, and runs the
-# microbenchmark module (vm/modules/slab_bench).  Then two boots of each
+# microbenchmark module (modules/slab_bench).  Then two boots of each
 # kernel run the module alone under -icount, where time counts
 # instructions.  Last, one boot of each allocator built with its
 # statistics (variants stats and slab-stats) counts the allocations and

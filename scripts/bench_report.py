@@ -171,7 +171,7 @@ def main():
     agree = f"{100 * worst:.3f} %" + (f" ({worst_at})" if worst_at else "")
     print(f"microbenchmark under -icount: the two boots of each kernel differ by at most {agree}"
           + ("" if worst <= AGREE else f" (MORE THAN {100 * AGREE} %)"))
-    out += ["## Microbenchmark (vm/modules/slab_bench)", "",
+    out += ["## Microbenchmark (modules/slab_bench)", "",
             "Instructions per operation (an object allocated or freed), one CPU, QEMU's -icount: "
             f"the mean of two boots, which differ by at most {agree}" +
             ("." if worst <= AGREE else f", more than the {100 * AGREE} % they should: "

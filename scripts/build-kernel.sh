@@ -133,7 +133,7 @@ fi
 
 # The stage's files in its initramfs (scripts/initramfs.sh packs them), in
 # OUT/guest at their paths in the guest: the kit's own modules
-# (vm/modules/NAME, each with a Kbuild) as /lib/modules/kit/NAME.ko, built
+# (modules/NAME, each with a Kbuild) as /lib/modules/kit/NAME.ko, built
 # out of tree against the stage's kernel in a copy under the build folder
 # (the repository stays clean), and the kernel's slabinfo tool as
 # /usr/bin/slabinfo, built statically from the stage's tools/vm/slabinfo.c.
@@ -142,7 +142,7 @@ guest_files() {
 	local -a names=()
 	rm -rf "$root"
 	mkdir -p "$root/lib/modules/kit" "$root/usr/bin" "$out/kit-modules"
-	for dir in "$KIT_ROOT"/vm/modules/*/; do
+	for dir in "$KIT_ROOT"/modules/*/; do
 		[ -f "$dir/Kbuild" ] || continue
 		name=$(basename "$dir")
 		names+=("$name")
@@ -195,7 +195,7 @@ source_digest() {
 		git --no-optional-locks -C "$KIT_KERNEL_TREE" diff HEAD --binary
 		(cd "$KIT_KERNEL_TREE" && git --no-optional-locks ls-files -o -z | xargs -0 -r sha256sum --)
 		cat "$out/.config"
-		(cd "$KIT_ROOT" && find vm/modules -type f | LC_ALL=C sort | xargs sha256sum --)
+		(cd "$KIT_ROOT" && find modules -type f | LC_ALL=C sort | xargs sha256sum --)
 		# How the folder is built, which a kit update may change.
 		declare -f build guest_files
 	} | sha256sum | cut -d' ' -f1

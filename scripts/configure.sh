@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # configure.sh STAGE: write the stage's .config in its build folder:
-# tinyconfig, then vm/config/kit.config (then the stage's own kit.config, if it has
-# one, and with KIT_VARIANT the variant's vm/config/variants/VARIANT.config) merged
+# tinyconfig, then config/kit.config (then the stage's own kit.config, if it has
+# one, and with KIT_VARIANT the variant's config/variants/VARIANT.config) merged
 # with the kernel's merge_config.sh, then checked.
 set -euo pipefail
 # shellcheck source=lib.sh

@@ -14,8 +14,8 @@ boot_console() {
 	echo "$console"
 }
 
-# The guest's side of these lines: vm/guest/init (the ready line) and
-# vm/guest/lib.sh (each script's verdict).
+# The guest's side of these lines: guest/init (the ready line) and
+# guest/lib.sh (each script's verdict).
 
 # ready_cpus CONSOLE STAGE: the number of CPUs the guest's ready line gives,
 # if the guest came up as STAGE; status 1, printing nothing, if not.

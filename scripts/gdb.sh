@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # gdb.sh STAGE [GDB-ARGS...]: gdb on the stage's vmlinux with the kernel's
-# lx- scripts and the kit's helpers (vm/gdb/slubq.py) loaded, connected to
+# lx- scripts and the kit's helpers (gdb/slubq.py) loaded, connected to
 # the QEMU gdb stub on the user's port.  GDB-ARGS go to gdb as they are.
 set -euo pipefail
 # shellcheck source=lib.sh
@@ -55,6 +55,6 @@ exec gdb -q -nx \
 	-iex "set print frame-arguments none" \
 	-iex "add-auto-load-safe-path $out" \
 	"${source_args[@]}" \
-	-ex "python import sys; sys.path.insert(0, '$KIT_ROOT/vm/gdb'); import slubq" \
+	-ex "python import sys; sys.path.insert(0, '$KIT_ROOT/gdb'); import slubq" \
 	-ex "target remote 127.0.0.1:$port" \
 	"$@" "$out/vmlinux"

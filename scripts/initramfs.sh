@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # initramfs.sh STAGE: make the initramfs the stage's kernel boots with, and
 # print its path: busybox-static, hackbench (with the shared libraries it
-# loads), the kit's init, guest scripts and their library (vm/guest), and
+# loads), the kit's init, guest scripts and their library (guest/), and
 # the stage's own guest files (scripts/build-kernel.sh: the kit's modules in
 # /lib/modules/kit, the stage's slabinfo tool).  One list says what goes
 # in, written next to the archive (KIT_WORK/boot/LABEL.list), and the
@@ -49,9 +49,9 @@ list() {
 	echo "nod /dev/console 0600 0 0 c 5 1"
 	for f in /proc /sys /tmp /sbin; do guest_dir "$f"; done
 	guest_file /bin/busybox "$busybox" 0755
-	guest_file /init "$KIT_ROOT/vm/guest/init" 0755
-	guest_file /kit/lib.sh "$KIT_ROOT/vm/guest/lib.sh" 0644
-	for f in "$KIT_ROOT"/vm/guest/run/*; do
+	guest_file /init "$KIT_ROOT/guest/init" 0755
+	guest_file /kit/lib.sh "$KIT_ROOT/guest/lib.sh" 0644
+	for f in "$KIT_ROOT"/guest/run/*; do
 		guest_file "/kit/run/${f##*/}" "$f" 0755
 	done
 	guest_file /usr/bin/hackbench "$hackbench" 0755

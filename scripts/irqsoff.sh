@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # irqsoff.sh [STAGE...]: how long the allocator keeps interrupts off where
 # it gives objects back to the slabs, in the stage's irqsoff kernel
-# (vm/config/variants/irqsoff.config), timed with the function graph tracer
+# (config/variants/irqsoff.config), timed with the function graph tracer
 # (guest script irqsoff): a resize that empties queues of the longest
 # length, and a torture run.  Two boots per stage: default slab orders, and
 # slub_min_order=7 (slabs of 512 KiB, up to 64527 objects from stage 10

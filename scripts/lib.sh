@@ -76,7 +76,7 @@ stage_resolve() {
 }
 
 # KIT_VARIANT names another configuration of the stage kernels: the config
-# fragment vm/config/variants/$KIT_VARIANT.config, merged last.  make test builds
+# fragment config/variants/$KIT_VARIANT.config, merged last.  make test builds
 # the variant "proof" (lockdep, KASAN, two NUMA nodes) of some stages.
 KIT_VARIANT=${KIT_VARIANT:-}
 
@@ -84,7 +84,7 @@ KIT_VARIANT=${KIT_VARIANT:-}
 kit_variants() {
 	local f
 	echo
-	for f in "$KIT_ROOT"/vm/config/variants/*.config; do
+	for f in "$KIT_ROOT"/config/variants/*.config; do
 		[ -f "$f" ] && basename "$f" .config
 	done
 }
@@ -120,7 +120,7 @@ lock_tree() {
 # variant_fragments VARIANT: the variant's config fragment, after those of
 # the variant it names on a line "# base: NAME", if it names one.
 variant_fragments() {
-	local f=$KIT_ROOT/vm/config/variants/$1.config base
+	local f=$KIT_ROOT/config/variants/$1.config base
 	base=$(sed -n 's/^# base: //p' "$f")
 	[ -z "$base" ] || variant_fragments "$base"
 	printf '%s\n' "$f"
@@ -130,7 +130,7 @@ variant_fragments() {
 # order they are merged: the kit's, the stage's own, the variant's.
 stage_fragments() {
 	local f
-	for f in "$KIT_ROOT/vm/config/kit.config" "$KIT_ROOT/stages/$1/kit.config"; do
+	for f in "$KIT_ROOT/config/kit.config" "$KIT_ROOT/stages/$1/kit.config"; do
 		if [ -f "$f" ]; then printf '%s\n' "$f"; fi
 	done
 	[ -z "$KIT_VARIANT" ] || variant_fragments "$KIT_VARIANT"

@@ -12,7 +12,7 @@ import sys
 import xml.etree.ElementTree as ET
 
 KERNELS = ("SLAB", "SLUB", "SLUB+Q")
-# What vm/modules/slab_bench times, as its comment lists it.
+# What modules/slab_bench times, as its comment lists it.
 TESTS = ["pair"] + [f"batch-{n}-{op}" for n in (1, 100, 10000) for op in ("alloc", "free")] + \
     ["remote-free", "remote-alloc", "bulk-alloc", "bulk-free"]
 # And once, with size 0, the fast paths' primitives alone.

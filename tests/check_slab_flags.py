@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # check_slab_flags.py TREE HELPERS: the table of cache flags in the gdb
-# helpers (HELPERS, vm/gdb/readers.py) against the #defines of pristine 6.1
+# helpers (HELPERS, gdb/readers.py) against the #defines of pristine 6.1
 # in the kit's kernel tree (TREE, branch pristine): every flag with its
 # value, none missing.  DWARF does not carry #defines, so the helpers keep
 # a copy, and this keeps it honest.  Exits 1 naming each difference.

@@ -49,7 +49,7 @@ mapfile -t scripts < <(shell_scripts)
 check "shellcheck is clean on the kit's scripts" shellcheck -x "${scripts[@]}"
 check "the test output is TAP; a failed build skips what needs it; FILTER selects" tap_works
 check "the gdb helpers compile" \
-	python3 -c 'import sys; [compile(open(f).read(), f, "exec") for f in sys.argv[1:]]' vm/gdb/*.py grading/*.py
+	python3 -c 'import sys; [compile(open(f).read(), f, "exec") for f in sys.argv[1:]]' gdb/*.py grading/*.py
 
 check "make bench's report has the tables and plots of every kernel's figures" bench_report_made
 check "  ... and its check fails a results folder without SLAB's hackbench times" \
@@ -167,7 +167,7 @@ for stage in $(kit_stages); do
 		check "a failing SLUB KUnit case is named on the console" \
 			fails_with "[FAILED] test_two" kunit_passed "$fixtures/kunit-failing.log"
 		check "the gdb helpers' table of cache flags is 6.1's (include/linux/slab.h)" \
-			python3 tests/check_slab_flags.py "$KIT_KERNEL_TREE" vm/gdb/readers.py
+			python3 tests/check_slab_flags.py "$KIT_KERNEL_TREE" gdb/readers.py
 		check "a build from nothing compiles about as many files as its progress line says" \
 			cold_build_size_right "$stage"
 	fi

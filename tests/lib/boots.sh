@@ -11,7 +11,7 @@ boot_run() {
 	console_passed "$console" "$1" "$2"
 }
 
-# proof_run STAGE: boot the stage's proof kernel (vm/config/variants/proof.config:
+# proof_run STAGE: boot the stage's proof kernel (config/variants/proof.config:
 # lockdep, sleeping-in-atomic checks, KASAN, two NUMA nodes) with the guest
 # script proof, as boot_run does.
 proof_run() {
@@ -45,7 +45,7 @@ torture_catches_corruption() {
 }
 
 # slabinfo's check can fail: a count that stays wrong in every listing
-# (planted by vm/guest/run/slabinfo-tool itself) fails it.
+# (planted by guest/run/slabinfo-tool itself) fails it.
 slabinfo_catches_miscount() {
 	boot_fails "$1" slabinfo-tool kit.slabinfo_miscount=kmalloc-64 \
 		'^slabinfo-tool: FAILED: each of 5 listings in a row found something; the last: .*kmalloc-64: Slabs/Part/Cpu 1/9/[0-9]'
@@ -68,10 +68,10 @@ helpers_load() {
 	while IFS= read -r name; do
 		[ -n "${use[$name]:-}" ] || { echo "tests/helper-uses.txt does not use $name: add it"; return 1; }
 		args+=(-ex "echo == $name\n" -ex "${use[$name]}")
-	done < <(sed -n 's/^    name = "\(kit[-_a-z]*\)"$/\1/p' vm/gdb/slubq.py)
+	done < <(sed -n 's/^    name = "\(kit[-_a-z]*\)"$/\1/p' gdb/slubq.py)
 	dir=$(realpath "$KIT_BUILD/$1")
 	(cd "$dir" && gdb -q -nx -batch -iex "add-auto-load-safe-path $dir" \
-		-ex "python import sys; sys.path.insert(0, '$KIT_ROOT/vm/gdb'); import slubq" \
+		-ex "python import sys; sys.path.insert(0, '$KIT_ROOT/gdb'); import slubq" \
 		"${args[@]}" vmlinux) >"$out/helpers" 2>&1 || true
 	cat "$out/helpers"
 	[ "$(grep -c '^== ' "$out/helpers")" -eq "${#use[@]}" ] || { echo "not every helper ran"; return 1; }
@@ -193,7 +193,7 @@ shared_class() {
 	wait "$pid2" || { echo "student 2, make lab:"; cat "$out/student2.log" "$out/debug.log"; rc=1; }
 	[ "$rc" -eq 0 ] || return 1
 	work=$out/student1/.cache/slubq-kit
-	matches_all "stages/$stage/walkthrough.expect" "$work/logs/$stage/walkthrough.txt"
+	matches_all "labs/$stage/walkthrough.expect" "$work/logs/$stage/walkthrough.txt"
 	grep -qx "handout steps executed: ${counts[0]} of ${counts[1]}" "$work/logs/$stage/walkthrough.txt" ||
 		{ echo "student 1's transcript does not end with all the handout's steps run"; return 1; }
 	cat "$out/debug.log"
@@ -223,8 +223,8 @@ initramfs_holds() {
 	grep -qE '^crw------- +1 root +root +5, +1 .* dev/console$' "$out/cpio" ||
 		{ echo "no /dev/console, a character device 5,1 of root's"; return 1; }
 	local -a wants=(init kit/lib.sh usr/bin/slabinfo usr/bin/hackbench bin/busybox)
-	for want in vm/guest/run/*; do wants+=("kit/run/${want##*/}"); done
-	for want in vm/modules/*/Kbuild; do
+	for want in guest/run/*; do wants+=("kit/run/${want##*/}"); done
+	for want in modules/*/Kbuild; do
 		want=${want%/Kbuild}
 		wants+=("lib/modules/kit/${want##*/}.ko")
 	done

@@ -85,11 +85,11 @@ handout_counts() {
 
 # handout_runs STAGE N M: every step of the lab's handout that is to run
 # ran (make walkthrough types them), and the transcript has what the
-# stage's walkthrough.expect asks, and no sign of a broken step.
+# lab's walkthrough.expect asks, and no sign of a broken step.
 handout_runs() {
 	local transcript=$KIT_LOGS/$1/walkthrough.txt
 	scripts/walkthrough.sh "$1" >/dev/null || { tail -n 25 "$transcript"; return 1; }
-	matches_all "stages/$1/walkthrough.expect" "$transcript"
+	matches_all "labs/$1/walkthrough.expect" "$transcript"
 	matches_all tests/walkthrough-common.expect "$transcript"
 	grep -qx "handout steps executed: $2 of $3" "$transcript" ||
 		{ echo "the transcript does not end with: handout steps executed: $2 of $3"; return 1; }

@@ -4,7 +4,7 @@
 # settings; and the fixtures of the checks of bad input.
 
 shell_scripts() {
-	grep -lE '^#!.*(bash|/sh)' scripts/*.sh scripts/compiler/* grading/*.sh vm/guest/init vm/guest/run/* tests/*.sh docs/*.sh .ci/run
+	grep -lE '^#!.*(bash|/sh)' scripts/*.sh scripts/compiler/* grading/*.sh guest/init guest/run/* tests/*.sh docs/*.sh .ci/run
 }
 
 # The suite's own machinery (grading/tap.sh): output that a TAP parser reads
@@ -176,7 +176,7 @@ graded_labs() {
 # its folder.
 kit_without_graded_lab() {
 	mkdir -p "$out/kit"
-	cp -R scripts grading vm stages labs "$out/kit/"
+	cp -R scripts grading config guest gdb modules stages labs "$out/kit/"
 	rm "$out/kit/labs/$1/graded.toml"
 	echo "$out/kit"
 }

@@ -525,7 +525,7 @@ class Kit(gdb.Command):
     """List the kit's gdb helpers, each with the first line of its help.
 
 kit: the commands (help kit-NAME says more) and the convenience functions
-(help function kit_NAME says more) that vm/gdb/slubq.py adds."""
+(help function kit_NAME says more) that gdb/slubq.py adds."""
 
     name = "kit"
 
