@@ -275,15 +275,10 @@ def check_drain(g, calls):
                     "%s passed object[%d] with another slab than its own" % (
                         said, wrong[0] if wrong else 0))
         check_node_of_each(g, said, c)
-        for k, f in enumerate(c["frees"]):
-            if not f["locked"]:
-                g.check("drain-lock", False, "%s: free_object_to_slab() ran for "
-                        "its object %d with n->list_lock not held" % (said, k))
-                break
-            if f["if_on"]:
-                g.check("drain-lock", False, "%s: free_object_to_slab() ran for "
-                        "its object %d with interrupts on" % (said, k))
-                break
+        k = first_free(c, lambda f: not f["locked"] or f["if_on"])
+        g.check("drain-lock", k is None, "%s: free_object_to_slab() ran for its "
+                "object %s with %s" % (said, k, "interrupts on" if k is not None and
+                                       c["frees"][k]["locked"] else "n->list_lock not held"))
         g.check("drain-lock", c["if_on_after"] == c["if_on"],
                 "%s was called with interrupts %s and returned with them %s" % (
                     said, "on" if c["if_on"] else "off",
@@ -309,6 +304,12 @@ def check_foreign(g, c):
                 said, len(set(got) & set(want)), len(want),
                 ", none of those after it" if not set(got) & set(want[c["planted"]:])
                 else ""))
+
+
+def first_free(c, wrong):
+    """The index of the first call of free_object_to_slab() of drain C
+    that WRONG (a function of the call) says is wrong, or None."""
+    return next((k for k, f in enumerate(c["frees"]) if wrong(f)), None)
 
 
 def check_node_of_each(g, said, c):
@@ -342,8 +343,6 @@ def check_nodes(g, c):
                              if c["objects"][c["planted"]] not in got
                              else "other objects than those of the batch, in order"))
     check_node_of_each(g, said, c)
-    for k, f in enumerate(c["frees"]):
-        if not f["locked"]:
-            g.check("drain-node", False, "%s: free_object_to_slab() ran for its "
-                    "object[%d] with its node's list_lock not held" % (said, k))
-            break
+    k = first_free(c, lambda f: not f["locked"])
+    g.check("drain-node", k is None, "%s: free_object_to_slab() ran for its "
+            "object[%s] with its node's list_lock not held" % (said, k))
