@@ -8,11 +8,17 @@ grading/grader.py.
                                    (the stage's source, the solution): each
                                    body becomes a TODO and a stub that
                                    compiles
-  exercise.py functions SPEC       FILE<TAB>FUNCTION<TAB>TODO, one a line
+  exercise.py functions SPEC KEY...
+                                   for each function to write, the values
+                                   of the keys KEY... (SCHEMA's: file, name,
+                                   stub, todo), tab-separated, in that order
   exercise.py where SPEC TREE      FILE<TAB>FUNCTION<TAB>FIRST<TAB>LAST: the
                                    lines of each function's definition in
                                    TREE, from its name to its closing "}"
-  exercise.py tests SPEC           ID<TAB>POINTS<TAB>KIND<TAB>BOOT<TAB>NAME
+  exercise.py tests SPEC KEY...    for each test, questions included, the
+                                   values of the keys KEY... (id, points,
+                                   kind, boot, name, hint), tab-separated,
+                                   in that order
   exercise.py hint SPEC ID         the hint of test ID
   exercise.py boot SPEC BOOT KEY   one setting of boot BOOT, by name: run
                                    (the guest script), append (the kernel
@@ -212,6 +218,16 @@ def skeleton(spec, tree):
             dst.writelines(lines)
 
 
+def fields(table, keys, schema):
+    """The values of KEYS in TABLE, tab-separated, in that order; exit if a
+    key is not one of SCHEMA's (the caller names what it reads, so that no
+    column means something by its place alone)."""
+    unknown = [key for key in keys if key not in schema]
+    if unknown:
+        sys.exit("exercise.py: no key %s (the keys: %s)" % (", ".join(unknown), ", ".join(schema)))
+    return "\t".join(str(table[key]) for key in keys)
+
+
 def main(argv):
     if len(argv) < 3:
         sys.exit(__doc__)
@@ -220,18 +236,18 @@ def main(argv):
         skeleton(spec, argv[3])
         return
     lab = load(spec)
-    if command == "functions":
+    if command == "functions" and len(argv) > 3:
         for f in lab.FUNCTIONS:
-            print("%s\t%s\t%s" % (f["file"], f["name"], f["todo"]))
+            print(fields(f, argv[3:], SCHEMA["functions"]))
     elif command == "where" and len(argv) == 4:
         for f in lab.FUNCTIONS:
             path = "%s/%s" % (argv[3], f["file"])
             with open(path) as src:
                 first, _, last = definition(src.readlines(), f["name"], path)
             print("%s\t%s\t%d\t%d" % (f["file"], f["name"], first + 1, last + 1))
-    elif command == "tests":
+    elif command == "tests" and len(argv) > 3:
         for t in lab.TESTS:
-            print("%s\t%d\t%s\t%s\t%s" % (t["id"], t["points"], t["kind"], t["boot"], t["name"]))
+            print(fields(t, argv[3:], SCHEMA["tests"]))
     elif command == "hint" and len(argv) == 4:
         print(next(t["hint"] for t in lab.TESTS if t["id"] == argv[3]))
     elif command == "boot" and len(argv) == 5:

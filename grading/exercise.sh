@@ -45,7 +45,7 @@ make_tree() {
 	git -C "$tree" update-ref "$(exercise_ref "$stage" skeleton)" HEAD
 }
 
-mapfile -t functions < <(python3 "$KIT_ROOT/grading/exercise.py" functions "$spec")
+mapfile -t functions < <(python3 "$KIT_ROOT/grading/exercise.py" functions "$spec" name)
 if [ -e "$tree" ]; then
 	note "==> your folder for lab $stage is there already, with your work: $tree"
 elif [ ${#functions[@]} -eq 0 ]; then

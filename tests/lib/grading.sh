@@ -17,7 +17,7 @@ lab_spec() {
 
 # lab_questions STAGE: the ids of the lab's questions (tests of kind answer).
 lab_questions() {
-	lab_spec tests "$1" | awk -F'\t' '$3 == "answer" { print $1 }'
+	lab_spec tests "$1" id kind | awk -F'\t' '$2 == "answer" { print $1 }'
 }
 
 # grade STAGE FILTER: make grade on make test's tree of the lab, the tests
@@ -57,7 +57,7 @@ fresh_exercise() {
 	for id in $(lab_questions "$stage"); do
 		grep -qx "$id: " "$tree/answers" || { echo "$tree/answers has no line for $id"; return 1; }
 	done
-	[ -n "$(lab_spec functions "$stage")" ] || return 0
+	[ -n "$(lab_spec functions "$stage" name)" ] || return 0
 	while IFS=$'\t' read -r file name first last; do
 		todo=$((todo + 1))
 		sed -n "${first},${last}p" "$tree/$file" >"$out/function"
@@ -68,7 +68,7 @@ fresh_exercise() {
 	done < <(lab_spec where "$stage" "$tree")
 	git -C "$tree" diff --stat "$(in_test_tree exercise_ref "$stage" stage)" >"$out/stat"
 	cat "$out/stat"
-	[ "$(grep -c '|' "$out/stat")" -eq "$(lab_spec functions "$stage" | cut -f1 | sort -u | wc -l)" ] ||
+	[ "$(grep -c '|' "$out/stat")" -eq "$(lab_spec functions "$stage" file | sort -u | wc -l)" ] ||
 		{ echo "the skeleton changes other files than the exercise's"; return 1; }
 }
 
@@ -77,7 +77,7 @@ fresh_exercise() {
 # applied.
 with_source() {
 	local stage=$1 patch=${2:-} tree=$test_exercises/$1 files
-	mapfile -t files < <(lab_spec functions "$stage" | cut -f1 | sort -u)
+	mapfile -t files < <(lab_spec functions "$stage" file | sort -u)
 	git -C "$tree" checkout -q "$(in_test_tree exercise_ref "$stage" stage)" -- "${files[@]}"
 	if [ -n "$patch" ]; then
 		git -C "$tree" apply "$KIT_ROOT/$patch"
@@ -89,7 +89,7 @@ with_source() {
 # full marks; every failed test has a hint.
 grade_gives() {
 	local stage=$1 want=$2 total rc=0 failed hints
-	total=$(lab_spec tests "$stage" | awk -F'\t' '{ t += $2 } END { print t }')
+	total=$(lab_spec tests "$stage" points | awk '{ t += $1 } END { print t }')
 	[ "$want" != all ] || want=$total
 	grade "$stage" '' || rc=$?
 	grep -qx "score: $want/$total (lab $stage, $test_exercises/$stage)" "$out/grade" ||
@@ -108,7 +108,7 @@ grade_gives() {
 # tests, each saying so with the compiler's error.
 compile_error_reported() {
 	local stage=$1 file
-	file=$(lab_spec functions "$stage" | cut -f1 | sed -n 1p)
+	file=$(lab_spec functions "$stage" file | sed -n 1p)
 	with_source "$stage"
 	echo '#error planted by make test' >>"$test_exercises/$stage/$file"
 	! grade "$stage" '^[a-z]+-[a-z]+: ' || { echo "grade.sh passed a tree that does not compile"; return 1; }
@@ -193,8 +193,8 @@ mistake_caught() {
 # the code (the questions are another check's).
 correct_answer_graded() {
 	local stage=$1 patch=$2 ids want
-	ids=$(lab_spec tests "$stage" | awk -F'\t' '$3 != "answer" { print $1 }' | paste -sd '|')
-	want=$(lab_spec tests "$stage" | awk -F'\t' '$3 != "answer" { t += $2 } END { print t }')
+	ids=$(lab_spec tests "$stage" id kind | awk -F'\t' '$2 != "answer" { print $1 }' | paste -sd '|')
+	want=$(lab_spec tests "$stage" points kind | awk -F'\t' '$2 != "answer" { t += $1 } END { print t }')
 	with_source "$stage" "$patch"
 	grade "$stage" "^($ids): " || { echo "grade.sh failed a correct answer"; return 1; }
 	grep -q "^score: $want/" "$out/grade" || { echo "the score is not $want"; return 1; }
@@ -208,9 +208,9 @@ correct_answer_graded() {
 # of the same boot is still graded; and grade.sh does not exit 0.
 grader_fault_reported() {
 	local stage=$1 kit=$out/faulty-kit live console rc=0
-	live=$(lab_spec tests "$stage" | awk -F'\t' '$3 == "gdb" { print $1; exit }')
-	console=$(lab_spec tests "$stage" | awk -F'\t' -v boot="$(lab_spec tests "$stage" |
-		awk -F'\t' '$3 == "gdb" { print $4; exit }')" '$3 == "console" && $4 == boot { print $1; exit }')
+	live=$(lab_spec tests "$stage" id kind | awk -F'\t' '$2 == "gdb" { print $1; exit }')
+	console=$(lab_spec tests "$stage" id kind boot | awk -F'\t' -v boot="$(lab_spec tests "$stage" kind boot |
+		awk -F'\t' '$1 == "gdb" { print $2; exit }')" '$2 == "console" && $3 == boot { print $1; exit }')
 	if [ -z "$live" ] || [ -z "$console" ]; then
 		echo "lab $stage has no live and console test of one boot"
 		return 1
@@ -238,7 +238,7 @@ grader_fault_reported() {
 # checks: it puts the kit's tree back, which the next grade would undo.)
 lab_shows_student_source() {
 	local stage=$1 file name
-	IFS=$'\t' read -r file name _ < <(lab_spec functions "$stage")
+	IFS=$'\t' read -r file name < <(lab_spec functions "$stage" file name)
 	scripts/prepare-stage.sh "$stage"
 	printf '%s\ninfo source\nquit\n' "python s = gdb.lookup_static_symbol('$name') or gdb.lookup_global_symbol('$name'); gdb.execute('list %s:%d,+12' % (s.symtab.filename, s.line))" |
 		KIT_TREE=exercise in_test_tree scripts/lab.sh "$stage" >"$out/lab" 2>&1
@@ -248,7 +248,7 @@ lab_shows_student_source() {
 
 graded_lab_checks() {
 	local stage=$1 patch id
-	if [ -z "$(lab_spec functions "$stage")" ]; then
+	if [ -z "$(lab_spec functions "$stage" name)" ]; then
 		prerequisite "lab $stage: make exercise makes the answers file, a line a question" \
 			fresh_exercise "$stage"
 		check "lab $stage: make grade passes right answers, fails a wrong one and a missing one, with hints" \
