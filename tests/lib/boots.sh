@@ -15,9 +15,7 @@ boot_run() {
 # lockdep, sleeping-in-atomic checks, KASAN, two NUMA nodes) with the guest
 # script proof, as boot_run does.
 proof_run() {
-	KIT_VARIANT=proof
-	export KIT_VARIANT
-	boot_run "$1" proof
+	KIT_VARIANT=proof boot_run "$1" proof
 }
 
 # boot_fails STAGE SCRIPT ARGS PATTERN: the boot with the fault that ARGS
@@ -32,9 +30,7 @@ boot_fails() {
 # The proof boot can fail: KASAN reports a use after free that the torture
 # module plants, one the module's own checks cannot see.
 kasan_catches_use_after_free() {
-	KIT_VARIANT=proof
-	export KIT_VARIANT
-	boot_fails "$1" proof kit.torture=inject_use_after_free=1 \
+	KIT_VARIANT=proof boot_fails "$1" proof kit.torture=inject_use_after_free=1 \
 		'^BUG: KASAN: use-after-free in slubq_torture'
 }
 
