@@ -22,7 +22,8 @@ if [ -n "${KIT_TEST_STAGE:-}" ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-fixtures=tests/fixtures
+# (Absolute: kunit.py, for one, runs in the kernel tree.)
+fixtures=$KIT_ROOT/tests/fixtures
 # shellcheck source=../grading/tap.sh
 . grading/tap.sh
 # shellcheck source=../scripts/console.sh

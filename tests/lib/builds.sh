@@ -218,7 +218,7 @@ build_folder_check_fails() {
 objects_in_two_folders() {
 	local dir=$out/two-folders
 	rm -rf "$dir"
-	cp -R tests/fixtures/two-folders "$dir"
+	cp -R "$fixtures/two-folders" "$dir"
 	(cd "$dir/a" && "$1" -g -I"$dir" -c a.c) && (cd "$dir/b" && "$1" -g -I"$dir" -c b.c) &&
 		gcc "$dir/a/a.o" "$dir/b/b.o" -o "$dir/linked" && echo "$dir/linked"
 }

@@ -218,7 +218,7 @@ grader_fault_reported() {
 	rm -rf "$kit"
 	mkdir -p "$kit"
 	cp -R scripts grading config guest gdb modules stages labs "$kit/"
-	cat "$KIT_ROOT/tests/fixtures/grader-fault.py" >>"$kit/labs/$stage/checks.py"
+	cat "$fixtures/grader-fault.py" >>"$kit/labs/$stage/checks.py"
 	with_source "$stage"
 	KIT_GRADE_FILTER="^($live|$console): " in_test_tree "$kit/grading/grade.sh" "$stage" >"$out/grade" 2>&1 || rc=$?
 	cat "$out/grade"

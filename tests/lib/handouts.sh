@@ -103,7 +103,7 @@ handout_fixture() {
 	for pair in "$@"; do
 		script+="s|@${pair%%=*}@|${pair#*=}|g;"
 	done
-	sed "$script" "tests/fixtures/handouts/$name.md" >"$out/$name.md"
+	sed "$script" "$fixtures/handouts/$name.md" >"$out/$name.md"
 	echo "$out/$name.md"
 }
 
