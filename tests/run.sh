@@ -115,7 +115,7 @@ check "a missing linux-source tarball is reported" \
 
 cp -R "$fixtures/bad-patch" "$out/bad-patch"
 check "a patch that does not apply names the file, the hunk and the kernel" \
-	fails_with "mm/slub.c hunk #1" scripts/apply-stage-patch.sh "$out/bad-patch/tree" "$fixtures/bad-patch/stage.patch"
+	fails_with "mm/fixture.c hunk #1" scripts/apply-stage-patch.sh "$out/bad-patch/tree" "$fixtures/bad-patch/stage.patch"
 check "  ... and names the kernel version it expected" \
 	fails_with "made against linux-source-6.1 $(kit_recorded_version)" \
 	scripts/apply-stage-patch.sh "$out/bad-patch/tree" "$fixtures/bad-patch/stage.patch"
