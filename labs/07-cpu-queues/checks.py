@@ -19,7 +19,10 @@ def gdb_checks(g):
     # The kernel boots to its first program: a skeleton stops before.
     g.wait_for_boot()
     if g.wants(*RETRIEVE_TESTS):
-        check_retrieve(g, [watch_retrieve(g) for _ in range(CALLS)])
+        # One refill from a slab with more free objects than it asks for
+        # (only there does taking too many show), then any refills.
+        check_retrieve(g, [watch_retrieve(g, more_free_than_nr=(k == 0))
+                           for k in range(CALLS)])
     if g.wants(*DRAIN_TESTS):
         check_drain(g, [watch_drain(g) for _ in range(CALLS)])
     if g.wants("drain-foreign"):
@@ -32,12 +35,19 @@ def free_indices(bits):
     return [i for i in range(bits.bit_length()) if bits >> i & 1]
 
 
-def watch_retrieve(g):
-    """One refill's call of retrieve_objects(): the slab before and after."""
+def watch_retrieve(g, more_free_than_nr=False):
+    """One refill's call of retrieve_objects(): the slab before and after.
+    MORE_FREE_THAN_NR: wait for a call whose slab has more free objects
+    than the call asks for."""
     import gdb
     import readers
 
-    a = g.wait_for_call("retrieve_objects", RETRIEVE, lambda a: a.nr > 1)
+    def when(a):
+        if a.nr <= 1:
+            return False
+        return not more_free_than_nr or bin(readers.slab_map(a.slab)[0]).count("1") > a.nr
+
+    a = g.wait_for_call("retrieve_objects", RETRIEVE, when)
     s, slab = a.s, a.slab
     call = {
         "cache": s["name"].string(),
@@ -205,22 +215,28 @@ def list_lock_held(n):
 
 
 def slab_of_other_node(s, nid):
-    """A partial slab of S on a node other than NID with two free objects
-    or more, whose node's list_lock is free: no CPU is changing that
-    node's slabs, so the grader can take an object out of one and leave it
-    partial.  None if there is none."""
+    """A partial slab of S whose memory is on a node other than NID, with
+    two free objects or more, on a partial list whose node's list_lock is
+    free: no CPU is changing those slabs, so the grader can take an object
+    out of one and leave it partial.  None if there is none.
+
+    Which list a slab is on is no proof of its node: a drain that frees to
+    the wrong node's kmem_cache_node puts slabs on that node's list.  So
+    every node's list is searched, and the slab's own memory says its node."""
     import gdb
     import readers
     from linux import lists
 
     slab_type = gdb.lookup_type("struct slab")
-    for other in range(readers.symbol_value("nr_node_ids", 1)):
-        n = s["node"][other]
-        if other == nid or not int(n) or list_lock_held(n):
+    for listed in range(readers.symbol_value("nr_node_ids", 1)):
+        n = s["node"][listed]
+        if not int(n) or list_lock_held(n):
             continue
         for slab in lists.list_for_each_entry(n["partial"], slab_type.pointer(), "slab_list"):
             # (take_object() writes bitmaps kept in struct slab alone.)
-            if int(slab["objects"]) <= 64 and bin(readers.slab_map(slab)[0]).count("1") >= 2:
+            if (int(slab["objects"]) <= 64
+                    and node_of(readers.slab_address(slab)) != nid
+                    and bin(readers.slab_map(slab)[0]).count("1") >= 2):
                 return slab
     return None
 
