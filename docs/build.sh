@@ -3,10 +3,11 @@
 # contents page (index.html), then each chapter (a markdown file of the
 # repository, rendered by pandoc to a page named after its path) with
 # links to the contents and to the chapters before and after it; the
-# diagrams rendered by graphviz to SVG beside them.  With
-# KIT_DOCS_EDITION=instructor (make docs EDITION=instructor) the book has
-# the answers in solutions/ too, in docs/html-instructor.  A warning of
-# pandoc or graphviz fails the build.
+# diagrams rendered by graphviz to SVG beside them, with the committed
+# benchmark run's plots (docs/*.svg).  With KIT_DOCS_EDITION=instructor
+# (make docs EDITION=instructor) the book has the answers in solutions/
+# too, in docs/html-instructor.  A warning of pandoc or graphviz fails the
+# build.
 set -euo pipefail
 # shellcheck source=../scripts/lib.sh
 . "$(dirname "$0")/../scripts/lib.sh"
@@ -57,6 +58,8 @@ mkdir -p "$html"
 for dot in diagrams/*.dot; do
 	quietly dot -Tsvg "$dot" -o "$html/$(basename "${dot%.dot}").svg"
 done
+# The committed benchmark run's plots (docs/benchmark.md shows them).
+cp docs/*.svg "$html/"
 
 book_title="SLUB+Q: a teaching kit for the Linux slab allocator"
 [ "$edition" = student ] || book_title+=" (instructors' edition)"
