@@ -24,7 +24,9 @@ def gdb_checks(g):
         check_retrieve(g, [watch_retrieve(g, more_free_than_nr=(k == 0))
                            for k in range(CALLS)])
     if g.wants(*DRAIN_TESTS):
-        check_drain(g, [watch_drain(g) for _ in range(CALLS)])
+        # One drain of objects of two slabs or more (only there does
+        # freeing to the wrong slab show), then any drains.
+        check_drain(g, [watch_drain(g, across_slabs=(k == 0)) for k in range(CALLS)])
     if g.wants("drain-foreign"):
         check_foreign(g, watch_drain(g, plant="foreign"))
     if g.wants("drain-node"):
@@ -103,14 +105,16 @@ def is_kmalloc(s):
     return s["name"].string().startswith("kmalloc-")
 
 
-def watch_drain(g, plant=None):
+def watch_drain(g, plant=None, across_slabs=False):
     """One call of drain_objects() with a batch: the objects, and each call
     of free_object_to_slab() it makes, with the lock and interrupt state.
+    ACROSS_SLABS: wait for a batch whose objects lie in two slabs or more.
     PLANT, if given, replaces the batch's second object at the call, in a
     kmalloc cache's batch of more than two (the object replaced is lost to
     its cache, one kmalloc object):
       "foreign"  by the address of a page that is no slab (a double free
-                 whose slab was freed looks so), to see what the drain does
+                 whose slab was freed looks so), in a batch whose first and
+                 third objects share a slab, to see what the drain does
                  with the rest of the batch;
       "node"     by a free object of the same cache that the grader takes
                  out of a partial slab of another node, to see which lock
@@ -121,10 +125,21 @@ def watch_drain(g, plant=None):
     other = {}
     if plant is None:
         def when(a):
-            return a.nr > 1
+            if a.nr <= 1:
+                return False
+            if not across_slabs:
+                return True
+            objects = readers.read_pointers(int(a.object), int(a.nr))
+            return len({int(readers.virt_to_slab(o)) for o in objects}) > 1
     elif plant == "foreign":
+        # The objects on either side of the planted one in one slab: a
+        # drain that keeps a slab for a run of objects must not keep the
+        # failed lookup of the planted one.
         def when(a):
-            return a.nr > 2 and is_kmalloc(a.s)
+            if a.nr <= 2 or not is_kmalloc(a.s):
+                return False
+            around = readers.read_pointers(int(a.object), 3)
+            return int(readers.virt_to_slab(around[0])) == int(readers.virt_to_slab(around[2]))
     else:
         def when(a):
             if a.nr <= 2 or not is_kmalloc(a.s):
@@ -320,6 +335,12 @@ def check_foreign(g, c):
                 said, len(set(got) & set(want)), len(want),
                 ", none of those after it" if not set(got) & set(want[c["planted"]:])
                 else ""))
+    mine = {o: k for k, o in enumerate(c["objects"]) if k != c["planted"]}
+    wrong = [f["object"] for f in c["frees"]
+             if f["object"] in mine and f["slab"] != c["slabs"][mine[f["object"]]]]
+    g.check("drain-foreign", not wrong,
+            "%s passed object[%d] with another slab than its own" % (
+                said, mine[wrong[0]] if wrong else 0))
 
 
 def first_free(c, wrong):
