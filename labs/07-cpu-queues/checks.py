@@ -301,10 +301,9 @@ def check_drain(g, calls):
             g.check("drain-each", False,
                     "%s called free_object_to_slab() %s" % (said, what))
         else:
-            wrong = [k for k, f in enumerate(c["frees"]) if f["slab"] != c["slabs"][k]]
-            g.check("drain-each", not wrong,
-                    "%s passed object[%d] with another slab than its own" % (
-                        said, wrong[0] if wrong else 0))
+            k = object_with_wrong_slab(c)
+            g.check("drain-each", k is None,
+                    "%s passed object[%s] with another slab than its own" % (said, k))
         check_node_of_each(g, said, c)
         k = first_free(c, lambda f: not f["locked"] or f["if_on"])
         g.check("drain-lock", k is None, "%s: free_object_to_slab() ran for its "
@@ -335,12 +334,19 @@ def check_foreign(g, c):
                 said, len(set(got) & set(want)), len(want),
                 ", none of those after it" if not set(got) & set(want[c["planted"]:])
                 else ""))
-    mine = {o: k for k, o in enumerate(c["objects"]) if k != c["planted"]}
-    wrong = [f["object"] for f in c["frees"]
-             if f["object"] in mine and f["slab"] != c["slabs"][mine[f["object"]]]]
-    g.check("drain-foreign", not wrong,
-            "%s passed object[%d] with another slab than its own" % (
-                said, mine[wrong[0]] if wrong else 0))
+    k = object_with_wrong_slab(c)
+    g.check("drain-foreign", k is None,
+            "%s passed object[%s] with another slab than its own" % (said, k))
+
+
+def object_with_wrong_slab(c):
+    """The index in the batch of drain C of the first object of the cache
+    that free_object_to_slab() got with another slab than its own, or
+    None.  (Frees of addresses not in the batch are other checks'.)"""
+    index = {o: k for k, o in enumerate(c["objects"]) if k in c["slabs"]}
+    return next((index[f["object"]] for f in c["frees"]
+                 if f["object"] in index and f["slab"] != c["slabs"][index[f["object"]]]),
+                None)
 
 
 def first_free(c, wrong):
