@@ -221,8 +221,18 @@ def slab_address(slab):
 
 
 def is_slubq():
-    """Whether this kernel is SLUB+Q: per-CPU queues, slab bitmaps."""
-    return has_field(gdb.lookup_type("struct kmem_cache_cpu"), "object")
+    """Whether this kernel is SLUB+Q: slab bitmaps, and per-CPU queues
+    (stages 07 to 10) or sheaves (stage 11) in front of them."""
+    return has_field(gdb.lookup_type("struct slab"), "free_map")
+
+
+def has_sheaves():
+    """Whether this kernel's per-CPU layer is sheaves and barns (stage 11)."""
+    try:
+        gdb.lookup_type("struct slub_percpu_sheaves")
+    except gdb.error:
+        return False
+    return True
 
 
 def slab_order(slab):
@@ -257,8 +267,17 @@ def queue_room(s, c):
 
 
 def queued_objects(s):
-    """The objects waiting in any CPU's queue of cache S (SLUB+Q)."""
+    """The objects waiting in any CPU's queue of cache S (SLUB+Q), or in
+    any sheaf of a CPU or a barn (stage 11)."""
     queued = set()
+    if has_sheaves():
+        for cpu in cpus.each_possible_cpu():
+            for _, objects in cpu_sheaves(s, cpu)[1:]:
+                queued |= set(objects)
+        for nid in cache_nodes(s):
+            for _, objects in barn_sheaves(s, nid)[0]:
+                queued |= set(objects)
+        return queued
     for cpu in cpus.each_possible_cpu():
         queued |= set(queue(s, cpu)[1])
     return queued
@@ -285,6 +304,43 @@ def queue(s, cpu):
     if n == 0:
         return c, []
     return c, read_pointers(int(c["object"][0].address), n)
+
+
+def sheaf(ptr):
+    """A sheaf (stage 11): (its struct slab_sheaf *, the objects in it,
+    oldest first), or (None, []) for a NULL pointer."""
+    if not int(ptr):
+        return None, []
+    n, room = int(ptr["size"]), int(ptr["capacity"])
+    if n < 0 or n > room:
+        raise gdb.GdbError("sheaf 0x%x: size %d is not in 0..%d" % (int(ptr), n, room))
+    if n == 0:
+        return ptr, []
+    return ptr, read_pointers(int(ptr["objects"][0].address), n)
+
+
+def cpu_sheaves(s, cpu):
+    """A CPU's sheaves of cache S (stage 11): its struct
+    slub_percpu_sheaves *, then (sheaf, objects) for main and for spare."""
+    pcs = per_cpu_ptr(s["cpu_sheaves"], cpu)
+    return pcs, sheaf(pcs["main"]), sheaf(pcs["spare"])
+
+
+def cache_nodes(s):
+    """The nodes that cache S has a struct kmem_cache_node for."""
+    # (nr_node_ids is 1, a #define, without CONFIG_NUMA.)
+    return [nid for nid in range(symbol_value("nr_node_ids", 1)) if int(s["node"][nid])]
+
+
+def barn_sheaves(s, nid):
+    """The barn of cache S on node NID (stage 11): a list of (sheaf,
+    objects) for its full sheaves, and a list of its empty sheaves."""
+    barn = s["node"][nid]["barn"]
+    sheaf_type = gdb.lookup_type("struct slab_sheaf").pointer()
+    full = [sheaf(p) for p in lists.list_for_each_entry(
+        barn["sheaves_full"], sheaf_type, "barn_list")]
+    empty = list(lists.list_for_each_entry(barn["sheaves_empty"], sheaf_type, "barn_list"))
+    return full, empty
 
 
 def first_object(s, base):

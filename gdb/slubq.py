@@ -14,7 +14,9 @@
 #
 # From stage 07 on (SLUB+Q), struct kmem_cache_cpu is a queue of object
 # pointers and a slab records its free objects in a bitmap: kit-queue shows
-# the queues, kit-slab the bitmap.
+# the queues, kit-slab the bitmap.  In stage 11 each CPU has two sheaves
+# (struct slub_percpu_sheaves) and each node a barn of them: kit-queue
+# shows those.
 #
 # Loaded by scripts/gdb.sh after vmlinux-gdb.py, which puts scripts/gdb on
 # Python's path.
@@ -26,10 +28,11 @@ import tempfile
 import gdb
 from linux import cpus, lists, utils
 from readers import (
-    SLAB_DEBUG_FLAGS, caches, describe_slab, find_cache, first_object,
-    flag_names, free_pointer, freelist, has_field, is_slubq, oo_objects,
-    oo_order, per_cpu_ptr, queue, queue_room, queued_objects, slab_address,
-    slab_map, slab_marks, symbol_value, ulong_type, virt_to_slab,)
+    SLAB_DEBUG_FLAGS, barn_sheaves, cache_nodes, caches, cpu_sheaves,
+    describe_slab, find_cache, first_object, flag_names, free_pointer,
+    freelist, has_field, has_sheaves, is_slubq, oo_objects, oo_order,
+    per_cpu_ptr, queue, queue_room, queued_objects, slab_address, slab_map,
+    slab_marks, symbol_value, ulong_type, virt_to_slab,)
 
 
 # What a kit-draw picture shows at most: the newest objects of each queue,
@@ -180,6 +183,9 @@ one gdb has selected.  Usable on the right of && in a breakpoint condition
     name = "kit_queue_len"
 
     def invoke(self, s, cpu=-1):
+        if has_sheaves():
+            raise gdb.GdbError("$kit_queue_len: stage 11 has sheaves, not queues: "
+                               "$kit_per_cpu_ptr(S->cpu_sheaves)->main->size")
         return per_cpu_ptr(s["cpu_slab"], int(cpu))["objects"]
 
 
@@ -277,7 +283,8 @@ Prints the CPU's slab and its lockless freelist, object by object."""
         cpu = int(gdb.parse_and_eval(argv[1])) if len(argv) > 1 else cpus.get_current_cpu()
         if is_slubq():
             raise gdb.GdbError("SLUB+Q has no cpu slabs: kit-queue %s shows "
-                               "the per-CPU queues" % argv[0])
+                               "the per-CPU %s" % (
+                                   argv[0], "sheaves" if has_sheaves() else "queues"))
         c = per_cpu_ptr(s["cpu_slab"], cpu)
         gdb.write("cache %s: object size %d, slot size %d, free pointer at +%d,"
                   " %d objects per slab\n" % (
@@ -315,11 +322,13 @@ def slubq_command_args(arg, usage, elsewhere):
 
 
 class Queue(KitCommand):
-    """Show a cache's per-CPU queues (SLUB+Q).
+    """Show a cache's per-CPU queues (SLUB+Q), or sheaves and barns (stage 11).
 
 kit-queue CACHE [CPU]: CACHE is a name (kmalloc-64) or an expression for a
 struct kmem_cache *.  For every CPU (or only CPU), how many objects wait in
-the queue, of how many it holds, and the last ones, which go out first."""
+the queue, of how many it holds, and the last ones, which go out first.
+In stage 11, the same for each CPU's main and spare sheaves, and each
+node's barn: its full and empty sheaves."""
 
     name = "kit-queue"
 
@@ -330,6 +339,9 @@ the queue, of how many it holds, and the last ones, which go out first."""
             "kit-cpu-slab shows its cpu slab")
         which = ([int(gdb.parse_and_eval(argv[1]))] if len(argv) > 1
                  else cpus.each_possible_cpu())
+        if has_sheaves():
+            self.show_sheaves(s, which)
+            return
         gdb.write("cache %s: object size %d, slot size %d, queue %d, batch %d\n" % (
             s["name"].string(), int(s["object_size"]), int(s["size"]),
             int(s["queue"]), int(s["batch"])))
@@ -341,6 +353,32 @@ the queue, of how many it holds, and the last ones, which go out first."""
             for i, obj in enumerate(shown, len(objects) - len(shown)):
                 gdb.write("  object[%d] 0x%x%s\n" % (
                     i, obj, "  <- next to go" if i == len(objects) - 1 else ""))
+
+    @staticmethod
+    def show_sheaves(s, which):
+        """Stage 11: each CPU's main and spare, each node's barn."""
+        gdb.write("cache %s: object size %d, slot size %d, sheaf capacity %d\n" % (
+            s["name"].string(), int(s["object_size"]), int(s["size"]),
+            int(s["sheaf_capacity"])))
+        for cpu in which:
+            pcs, main, spare = cpu_sheaves(s, cpu)
+            gdb.write("cpu %d: sheaves at 0x%x%s\n" % (
+                cpu, int(pcs), ", taken" if int(pcs["locked"]) else ""))
+            for role, (ptr, objects) in (("main", main), ("spare", spare)):
+                if ptr is None:
+                    gdb.write("  %-5s none\n" % role)
+                    continue
+                gdb.write("  %-5s 0x%x: %d of %d objects%s\n" % (
+                    role, int(ptr), len(objects), int(ptr["capacity"]),
+                    " (the bootstrap sheaf)" if not int(ptr["capacity"]) else ""))
+                shown = objects[-4:] if role == "main" else []
+                for i, obj in enumerate(shown, len(objects) - len(shown)):
+                    gdb.write("    objects[%d] 0x%x%s\n" % (
+                        i, obj, "  <- next to go" if i == len(objects) - 1 else ""))
+        for nid in cache_nodes(s):
+            full, empty = barn_sheaves(s, nid)
+            gdb.write("node %d barn: %d full sheaves (%d objects), %d empty\n" % (
+                nid, len(full), sum(len(objects) for _, objects in full), len(empty)))
 
 
 class Slab(KitCommand):
@@ -435,6 +473,8 @@ def draw(s):
              '  node [shape=record, fontname="monospace", fontsize=10];',
              '  labelloc=t; label="%s: per-CPU queues, their slabs, partial lists";' %
              s["name"].string()]
+    if has_sheaves():
+        return draw_sheaves(s, lines, slab_type)
     queued, slabs = set(), []
     for cpu in cpus.each_possible_cpu():
         c, objects = queue(s, cpu)
@@ -473,6 +513,80 @@ def draw(s):
                 slabs.append(int(slab))
             lines.append("  %s -> slab%x;" % (prev, int(slab)))
             prev = "slab%x" % int(slab)
+    for slab in slabs:
+        label = draw_slab_label(s, gdb.Value(slab).cast(slab_type.pointer()), queued)
+        lines.append('  slab%x [label="%s"];' % (slab, label))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+def sheaf_cells(title, objects):
+    """The fields of a sheaf's record in a kit-draw picture: a title, then
+    its newest objects, the last of which goes out first."""
+    shown = objects[-DRAW_QUEUED:]
+    cells = [title]
+    if len(objects) > len(shown):
+        cells.append("... %d older" % (len(objects) - len(shown)))
+    for i, obj in enumerate(shown, len(objects) - len(shown)):
+        cells.append("[%d] 0x%x" % (i, obj))
+    return "|".join(cells)
+
+
+def draw_sheaves(s, lines, slab_type):
+    """kit-draw's picture in stage 11: each CPU's main and spare sheaves,
+    each node's barn, the slabs their objects come from, the partial lists."""
+    lines[-1] = '  labelloc=t; label="%s: per-CPU sheaves, barns, their slabs, partial lists";' % (
+        s["name"].string())
+    queued, slabs, held = queued_objects(s), [], {}
+
+    def link(source, objects):
+        per_slab = {}
+        for obj in objects:
+            slab = int(virt_to_slab(obj))
+            per_slab[slab] = per_slab.get(slab, 0) + 1
+        for slab, n in per_slab.items():
+            if slab not in slabs:
+                slabs.append(slab)
+            held[(source, slab)] = n
+
+    for cpu in cpus.each_possible_cpu():
+        pcs, main, spare = cpu_sheaves(s, cpu)
+        for role, (ptr, objects) in (("main", main), ("spare", spare)):
+            name = "cpu%d_%s" % (cpu, role)
+            if ptr is None:
+                lines.append('  %s [label="cpu %d %s: none"];' % (name, cpu, role))
+                continue
+            lines.append('  %s [label="%s"];' % (name, sheaf_cells(
+                "cpu %d %s: %d of %d" % (cpu, role, len(objects), int(ptr["capacity"])),
+                objects)))
+            link(name, objects)
+        lines.append("  cpu%d_main -> cpu%d_spare [style=dashed, arrowhead=none];" % (cpu, cpu))
+    for nid in cache_nodes(s):
+        full, empty = barn_sheaves(s, nid)
+        lines.append('  barn%d [shape=box, label="node %d barn: %d full, %d empty"];' % (
+            nid, nid, len(full), len(empty)))
+        for i, (ptr, objects) in enumerate(full[:DRAW_PARTIAL]):
+            name = "barn%d_full%d" % (nid, i)
+            lines.append('  %s [label="%s"];' % (name, sheaf_cells(
+                "full sheaf 0x%x: %d" % (int(ptr), len(objects)), objects)))
+            lines.append("  barn%d -> %s;" % (nid, name))
+            link(name, objects)
+        n = s["node"][nid]
+        lines.append('  node%d [shape=box, label="node %d: %d partial slabs"];' % (
+            nid, nid, int(n["nr_partial"])))
+        prev = "node%d" % nid
+        for i, slab in enumerate(lists.list_for_each_entry(n["partial"], slab_type.pointer(),
+                                                           "slab_list")):
+            if i == DRAW_PARTIAL:
+                lines.append('  %s -> more%d; more%d [shape=plaintext, label="..."];' % (
+                    prev, nid, nid))
+                break
+            if int(slab) not in slabs:
+                slabs.append(int(slab))
+            lines.append("  %s -> slab%x;" % (prev, int(slab)))
+            prev = "slab%x" % int(slab)
+    for (source, slab), n in held.items():
+        lines.append('  %s -> slab%x [label="%d held"];' % (source, slab, n))
     for slab in slabs:
         label = draw_slab_label(s, gdb.Value(slab).cast(slab_type.pointer()), queued)
         lines.append('  slab%x [label="%s"];' % (slab, label))

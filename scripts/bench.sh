@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # bench.sh [--quick | --smoke] [STAGE]: the 2010 comparison, on 6.1.  Three kernels
 # that differ only in the allocator: SLAB and stock SLUB (stage 00) and
-# SLUB+Q (STAGE, by default the last), all with the bench configuration
+# SLUB+Q (STAGE, by default the last with queues, 10), all with the bench configuration
 # (config/variants/bench.config, and slab.config for SLAB).  Each is
 # booted in turn, A B C A B C ..., KIT_BENCH_BOOTS times with two CPUs and
 # again with one; a boot (guest/run/bench) runs hackbench -P at each
@@ -37,7 +37,7 @@ profile=''
 case "${1:-}" in
 --quick | --smoke) profile=${1#--}; shift ;;
 esac
-slubq=$(stage_resolve "${1:-}")
+slubq=$(stage_resolve "${1:-$(last_queue_stage)}")
 stage_has "$slubq" cpu-queues || die "stage $slubq has no cpu queues; name a SLUB+Q stage: 07 or later"
 base=$(kit_stages | sed -n 1p)
 

@@ -143,8 +143,23 @@ stage_fragments() {
 #                     slabs' free-object bitmaps
 #   resizable-queues  cpu_queue_size and cpu_batch_size can be written
 #   big-slabs         no limit of 32767 objects per slab
+#   sheaves           the per-CPU layer is sheaves and barns (stage 11),
+#                     not one queue a CPU
 stage_has() {
 	grep -qx -- "$2" "$KIT_ROOT/stages/$1/features"
+}
+
+# last_queue_stage: the last stage of the 2010 design, whose per-CPU
+# layer is one queue a CPU (stage 10); stage 11's sheaves replace it.
+# make bench's SLUB+Q and make irqsoff's default.
+last_queue_stage() {
+	local stage last=''
+	for stage in $(kit_stages); do
+		if stage_has "$stage" cpu-queues && ! stage_has "$stage" sheaves; then
+			last=$stage
+		fi
+	done
+	echo "$last"
 }
 
 # KIT_TREE (make's TREE=) says whose source a kernel is built from: the

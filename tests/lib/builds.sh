@@ -8,7 +8,7 @@
 features_match_patches() {
 	local stage feature evidence rc=0
 	local -A shows=([cpu-queues]=retrieve_objects [resizable-queues]=resize_cpu_queue
-		[big-slabs]='^-#define MAX_OBJS_PER_PAGE')
+		[big-slabs]='^-#define MAX_OBJS_PER_PAGE' [sheaves]=barn_replace_full_sheaf)
 	for stage in $(kit_stages); do
 		[ -f "stages/$stage/features" ] || { echo "$stage: no stages/$stage/features"; rc=1; continue; }
 		while IFS= read -r feature; do
