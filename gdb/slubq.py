@@ -60,6 +60,14 @@ class KitCommand(gdb.Command):
         super().__init__(self.name, gdb.COMMAND_DATA)
 
 
+def no_cpu_slabs(name):
+    """Stop helper NAME, which reads stock SLUB's cpu slabs, on a SLUB+Q
+    kernel, which has none, saying what it has instead."""
+    if is_slubq():
+        raise gdb.GdbError("$%s: SLUB+Q has no cpu slabs; kit-queue shows its per-CPU %s" % (
+            name, "sheaves" if has_sheaves() else "queues"))
+
+
 class PerCpuPtr(KitFunction):
     """Return a per-CPU pointer for one CPU.
 
@@ -96,6 +104,7 @@ the placeholder it gets would be an error."""
     name = "kit_cpu_freelist"
 
     def invoke(self, s, cpu=-1):
+        no_cpu_slabs(self.name)
         return per_cpu_ptr(s["cpu_slab"], int(cpu))["freelist"]
 
 
@@ -107,6 +116,7 @@ $kit_cpu_slab(S [, CPU]): as $kit_cpu_freelist, for c->slab."""
     name = "kit_cpu_slab"
 
     def invoke(self, s, cpu=-1):
+        no_cpu_slabs(self.name)
         return per_cpu_ptr(s["cpu_slab"], int(cpu))["slab"]
 
 
@@ -466,6 +476,61 @@ def draw_slab_label(s, slab, queued):
         marks.count("U"), nr, "\\l".join(rows))
 
 
+def array_cells(title, objects, last=""):
+    """The fields of a queue's or a sheaf's record in a kit-draw picture: a
+    title, then its newest objects, the last of which goes out first and
+    gets LAST after its address."""
+    shown = objects[-DRAW_QUEUED:]
+    cells = [title]
+    if len(objects) > len(shown):
+        cells.append("... %d older" % (len(objects) - len(shown)))
+    for i, obj in enumerate(shown, len(objects) - len(shown)):
+        cells.append("[%d] 0x%x%s" % (i, obj, last if i == len(objects) - 1 else ""))
+    return "|".join(cells)
+
+
+def link_slabs(lines, source, objects, slabs, verb):
+    """An arrow in a kit-draw picture from record SOURCE to each slab its
+    OBJECTS come from, labelled with how many and VERB; each slab added to
+    SLABS (the slabs to draw) if new."""
+    per_slab = {}
+    for obj in objects:
+        slab = int(virt_to_slab(obj))
+        per_slab[slab] = per_slab.get(slab, 0) + 1
+    for slab, n in per_slab.items():
+        if slab not in slabs:
+            slabs.append(slab)
+        lines.append('  %s -> slab%x [label="%d %s"];' % (source, slab, n, verb))
+
+
+def draw_partial(lines, s, nid, slabs, slab_type):
+    """Node NID's partial list in a kit-draw picture: its first slabs, each
+    added to SLABS (the slabs to draw) if new."""
+    n = s["node"][nid]
+    lines.append('  node%d [shape=box, label="node %d: %d partial slabs"];' % (
+        nid, nid, int(n["nr_partial"])))
+    prev = "node%d" % nid
+    for i, slab in enumerate(lists.list_for_each_entry(n["partial"], slab_type.pointer(),
+                                                       "slab_list")):
+        if i == DRAW_PARTIAL:
+            lines.append('  %s -> more%d; more%d [shape=plaintext, label="..."];' % (
+                prev, nid, nid))
+            break
+        if int(slab) not in slabs:
+            slabs.append(int(slab))
+        lines.append("  %s -> slab%x;" % (prev, int(slab)))
+        prev = "slab%x" % int(slab)
+
+
+def draw_slabs(lines, s, slabs, slab_type, queued):
+    """The records of SLABS in a kit-draw picture, and the picture's end."""
+    for slab in slabs:
+        label = draw_slab_label(s, gdb.Value(slab).cast(slab_type.pointer()), queued)
+        lines.append('  slab%x [label="%s"];' % (slab, label))
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
 def draw(s):
     """The graphviz source of kit-draw's picture of cache S."""
     slab_type = gdb.lookup_type("struct slab")
@@ -479,57 +544,16 @@ def draw(s):
     for cpu in cpus.each_possible_cpu():
         c, objects = queue(s, cpu)
         queued |= set(objects)
-        shown = objects[-DRAW_QUEUED:]
-        cells = ["cpu %d queue: %d of %d" % (cpu, len(objects), queue_room(s, c))]
-        if len(objects) > len(shown):
-            cells.append("... %d older" % (len(objects) - len(shown)))
-        for i, obj in enumerate(shown, len(objects) - len(shown)):
-            cells.append("[%d] 0x%x%s" % (i, obj, " (next to go)" if i == len(objects) - 1 else ""))
         # (left to right, a record's fields stack from top to bottom)
-        lines.append('  cpu%d [label="%s"];' % (cpu, "|".join(cells)))
-        per_slab = {}
-        for obj in objects:
-            slab = int(virt_to_slab(obj))
-            per_slab[slab] = per_slab.get(slab, 0) + 1
-        for slab, n in per_slab.items():
-            if slab not in slabs:
-                slabs.append(slab)
-            lines.append('  cpu%d -> slab%x [label="%d queued"];' % (cpu, slab, n))
-    # (nr_node_ids is 1, a #define, without CONFIG_NUMA.)
-    for nid in range(symbol_value("nr_node_ids", 1)):
-        n = s["node"][nid]
-        if not int(n):
-            continue
-        lines.append('  node%d [shape=box, label="node %d: %d partial slabs"];' % (
-            nid, nid, int(n["nr_partial"])))
-        prev = "node%d" % nid
-        for i, slab in enumerate(lists.list_for_each_entry(n["partial"], slab_type.pointer(),
-                                                           "slab_list")):
-            if i == DRAW_PARTIAL:
-                lines.append('  %s -> more%d; more%d [shape=plaintext, label="..."];' % (
-                    prev, nid, nid))
-                break
-            if int(slab) not in slabs:
-                slabs.append(int(slab))
-            lines.append("  %s -> slab%x;" % (prev, int(slab)))
-            prev = "slab%x" % int(slab)
-    for slab in slabs:
-        label = draw_slab_label(s, gdb.Value(slab).cast(slab_type.pointer()), queued)
-        lines.append('  slab%x [label="%s"];' % (slab, label))
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+        lines.append('  cpu%d [label="%s"];' % (cpu, array_cells(
+            "cpu %d queue: %d of %d" % (cpu, len(objects), queue_room(s, c)),
+            objects, " (next to go)")))
+        link_slabs(lines, "cpu%d" % cpu, objects, slabs, "queued")
+    for nid in cache_nodes(s):
+        draw_partial(lines, s, nid, slabs, slab_type)
+    return draw_slabs(lines, s, slabs, slab_type, queued)
 
 
-def sheaf_cells(title, objects):
-    """The fields of a sheaf's record in a kit-draw picture: a title, then
-    its newest objects, the last of which goes out first."""
-    shown = objects[-DRAW_QUEUED:]
-    cells = [title]
-    if len(objects) > len(shown):
-        cells.append("... %d older" % (len(objects) - len(shown)))
-    for i, obj in enumerate(shown, len(objects) - len(shown)):
-        cells.append("[%d] 0x%x" % (i, obj))
-    return "|".join(cells)
 
 
 def draw_sheaves(s, lines, slab_type):
@@ -537,17 +561,7 @@ def draw_sheaves(s, lines, slab_type):
     each node's barn, the slabs their objects come from, the partial lists."""
     lines[-1] = '  labelloc=t; label="%s: per-CPU sheaves, barns, their slabs, partial lists";' % (
         s["name"].string())
-    queued, slabs, held = queued_objects(s), [], {}
-
-    def link(source, objects):
-        per_slab = {}
-        for obj in objects:
-            slab = int(virt_to_slab(obj))
-            per_slab[slab] = per_slab.get(slab, 0) + 1
-        for slab, n in per_slab.items():
-            if slab not in slabs:
-                slabs.append(slab)
-            held[(source, slab)] = n
+    queued, slabs = queued_objects(s), []
 
     for cpu in cpus.each_possible_cpu():
         pcs, main, spare = cpu_sheaves(s, cpu)
@@ -556,10 +570,10 @@ def draw_sheaves(s, lines, slab_type):
             if ptr is None:
                 lines.append('  %s [label="cpu %d %s: none"];' % (name, cpu, role))
                 continue
-            lines.append('  %s [label="%s"];' % (name, sheaf_cells(
+            lines.append('  %s [label="%s"];' % (name, array_cells(
                 "cpu %d %s: %d of %d" % (cpu, role, len(objects), int(ptr["capacity"])),
-                objects)))
-            link(name, objects)
+                objects, " (next to go)" if role == "main" else "")))
+            link_slabs(lines, name, objects, slabs, "held")
         lines.append("  cpu%d_main -> cpu%d_spare [style=dashed, arrowhead=none];" % (cpu, cpu))
     for nid in cache_nodes(s):
         full, empty = barn_sheaves(s, nid)
@@ -567,31 +581,12 @@ def draw_sheaves(s, lines, slab_type):
             nid, nid, len(full), len(empty)))
         for i, (ptr, objects) in enumerate(full[:DRAW_PARTIAL]):
             name = "barn%d_full%d" % (nid, i)
-            lines.append('  %s [label="%s"];' % (name, sheaf_cells(
+            lines.append('  %s [label="%s"];' % (name, array_cells(
                 "full sheaf 0x%x: %d" % (int(ptr), len(objects)), objects)))
             lines.append("  barn%d -> %s;" % (nid, name))
-            link(name, objects)
-        n = s["node"][nid]
-        lines.append('  node%d [shape=box, label="node %d: %d partial slabs"];' % (
-            nid, nid, int(n["nr_partial"])))
-        prev = "node%d" % nid
-        for i, slab in enumerate(lists.list_for_each_entry(n["partial"], slab_type.pointer(),
-                                                           "slab_list")):
-            if i == DRAW_PARTIAL:
-                lines.append('  %s -> more%d; more%d [shape=plaintext, label="..."];' % (
-                    prev, nid, nid))
-                break
-            if int(slab) not in slabs:
-                slabs.append(int(slab))
-            lines.append("  %s -> slab%x;" % (prev, int(slab)))
-            prev = "slab%x" % int(slab)
-    for (source, slab), n in held.items():
-        lines.append('  %s -> slab%x [label="%d held"];' % (source, slab, n))
-    for slab in slabs:
-        label = draw_slab_label(s, gdb.Value(slab).cast(slab_type.pointer()), queued)
-        lines.append('  slab%x [label="%s"];' % (slab, label))
-    lines.append("}")
-    return "\n".join(lines) + "\n"
+            link_slabs(lines, name, objects, slabs, "held")
+        draw_partial(lines, s, nid, slabs, slab_type)
+    return draw_slabs(lines, s, slabs, slab_type, queued)
 
 
 class Draw(KitCommand):
