@@ -36,7 +36,7 @@ help:
 	@echo "make delta STAGE=N       what stage N changes over stage N-1"
 	@echo "make test                build, boot and check every stage (TAP output)"
 	@echo "make test STAGE=N        only stage N's checks; FILTER=REGEX: checks whose names match"
-	@echo "make bench               SLAB, SLUB and SLUB+Q (STAGE's) side by side: hackbench,"
+	@echo "make bench               SLAB, SLUB, SLUB+Q (STAGE's) and sheaves side by side: hackbench,"
 	@echo "                         a microbenchmark, slab memory, fast paths; a report with plots"
 	@echo "make irqsoff [STAGES=...] time with interrupts off in drains and resizes (08, 10)"
 	@echo "make docs                the handouts as HTML, the diagrams as SVG (no answers)"

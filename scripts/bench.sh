@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# bench.sh [--quick | --smoke] [STAGE]: the 2010 comparison, on 6.1.  Three kernels
-# that differ only in the allocator: SLAB and stock SLUB (stage 00) and
-# SLUB+Q (STAGE, by default the last with queues, 10), all with the bench configuration
-# (config/variants/bench.config, and slab.config for SLAB).  Each is
-# booted in turn, A B C A B C ..., KIT_BENCH_BOOTS times with two CPUs and
-# again with one; a boot (guest/run/bench) runs hackbench -P at each
+# bench.sh [--quick | --smoke] [STAGE]: the 2010 comparison, on 6.1, and
+# what came of it.  Four kernels that differ only in the allocator: SLAB
+# and stock SLUB (stage 00), SLUB+Q (STAGE, by default the last with
+# queues, 10) and its descendant, sheaves (stage 11), all with the bench
+# configuration (config/variants/bench.config, and slab.config for SLAB).
+# Each is booted in turn, A B C D A B C D ..., KIT_BENCH_BOOTS times with
+# two CPUs and again with one; a boot (guest/run/bench) runs hackbench -P at each
 # group count KIT_BENCH_RUNS times, reads the slab memory, and runs the
 # microbenchmark module (modules/slab_bench).  Then two boots of each
 # kernel run the module alone under -icount, where time counts
@@ -20,9 +21,9 @@
 # the lab's shorter run: three boots of each kernel with two CPUs, two runs
 # a boot, no statistics kernels.  --smoke runs the whole pipeline at the
 # smallest settings, one boot of each kernel, to show that every figure
-# comes out; its numbers mean nothing.  It builds one kernel, not six: it
-# times and counts with the stage kernels themselves for SLUB and SLUB+Q
-# (the lab configuration has SLUB's statistics) and with one of the same
+# comes out; its numbers mean nothing.  It builds one kernel, not eight: it
+# times and counts with the stage kernels themselves for SLUB, SLUB+Q and
+# sheaves (the lab configuration has SLUB's statistics) and with one of the same
 # configuration for SLAB (variant slab-smoke); make test runs it.
 #
 # KIT_BENCH_BOOTS (default 5) and KIT_BENCH_RUNS (3) set the boots of each
@@ -40,6 +41,12 @@ esac
 slubq=$(stage_resolve "${1:-$(last_queue_stage)}")
 stage_has "$slubq" cpu-queues || die "stage $slubq has no cpu queues; name a SLUB+Q stage: 07 or later"
 base=$(kit_stages | sed -n 1p)
+# Stage 11's sheaves, beside the design they grew from.
+sheaves=''
+for stage in $(kit_stages); do
+	if stage_has "$stage" sheaves; then sheaves=$stage; fi
+done
+[ -n "$sheaves" ] || die "no stage with sheaves in stages/ (stage 11 has them)"
 
 boots=${KIT_BENCH_BOOTS:-5} runs=${KIT_BENCH_RUNS:-3} cpu_counts=${KIT_BENCH_CPUS:-2 1} stats=1
 # Loops scaled so that a run takes seconds under TCG; the cover letter's
@@ -62,8 +69,10 @@ esac
 # The kernels: name, stage, the variant timed, the variant that counts
 # ("-": the stage kernel itself); and each build they need, "NAME STAGE
 # VARIANT", once.
-kernels=("SLAB $base slab slab-stats" "SLUB $base bench stats" "SLUB+Q $slubq bench stats")
-[ "$profile" != smoke ] || kernels=("SLAB $base slab-smoke slab-smoke" "SLUB $base - -" "SLUB+Q $slubq - -")
+kernels=("SLAB $base slab slab-stats" "SLUB $base bench stats" "SLUB+Q $slubq bench stats"
+	"sheaves $sheaves bench stats")
+[ "$profile" != smoke ] || kernels=("SLAB $base slab-smoke slab-smoke" "SLUB $base - -" "SLUB+Q $slubq - -"
+	"sheaves $sheaves - -")
 
 # read_spec SPEC: name, stage, variant and counting from a kernels or
 # builds entry, with "-" made the empty KIT_VARIANT.

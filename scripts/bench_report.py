@@ -22,11 +22,17 @@ import subprocess
 import sys
 from collections import defaultdict
 
-KERNELS = ("SLAB", "SLUB", "SLUB+Q")
+# The kernels, in the order the report shows them: stage 00's SLAB and
+# SLUB, stage 10's SLUB+Q, and stage 11's sheaves, where the run has them.
+KERNELS = ("SLAB", "SLUB", "SLUB+Q", "sheaves")
+# The hackbench ratios: each numerator's time over each denominator's, with
+# the 2010 cover letter's figure where it has one (SEED).
+RATIOS = (("SLUB+Q", "SLAB"), ("SLUB+Q", "SLUB"), ("sheaves", "SLUB+Q"), ("sheaves", "SLUB"))
 # "[S+Q 00/16] SLUB with Queueing beats SLAB in hackbench", 25 June 2010,
 # Message-ID 20100625212026.810557229@quilx.com: the ratios of the means of
 # its published seconds, 8 CPUs, hackbench 1, 10 and 100 process 20000.
-SEED = {1: (1.0, 0.95), 10: (0.881, 0.812), 100: (0.786, 0.806)}
+SEED = {("SLUB+Q", "SLAB"): {1: 1.0, 10: 0.881, 100: 0.786},
+        ("SLUB+Q", "SLUB"): {1: 0.95, 10: 0.812, 100: 0.806}}
 AGREE = 0.005
 RESAMPLES = 2000
 
@@ -90,66 +96,74 @@ def main():
     hb = hackbench_table(read_csv(results, "hackbench.csv"))
     memory = read_csv(results, "memory.csv")
     micro = read_csv(results, "micro.csv")
+    ran = {r["kernel"] for r in memory + micro}
+    kernels = tuple(k for k in KERNELS if k in ran)
+    ratios = tuple((a, b) for a, b in RATIOS if a in ran and b in ran)
     out = []
 
-    out += ["# make bench: SLAB, SLUB and SLUB+Q on Linux 6.1", ""]
+    out += ["# make bench: " + ", ".join(kernels[:-1]) + " and " + kernels[-1] + " on Linux 6.1", ""]
     out += ["    " + line for line in meta] + [""]
 
     # hackbench
+    def title(r):
+        return f"{r[0]}/{r[1]} [95 % CI]"
+
     head = (f"{'cpus':>4} {'groups':>6} {'loops':>5} " +
-            " ".join(f"{k:>8}" for k in KERNELS) +
-            f"   {'SLUB+Q/SLAB [95 % CI]':<26} {'2010':>5}   {'SLUB+Q/SLUB [95 % CI]':<26} {'2010':>5}")
+            " ".join(f"{k:>8}" for k in kernels) +
+            "".join(f"   {title(r):<28} {'2010':>5}" if r in SEED else f"   {title(r):<28}"
+                    for r in ratios))
     lines = [head]
     md = ["## hackbench -P", "",
-          "Seconds: the median over boots of each boot's median run. A ratio below 1 means "
-          "SLUB+Q is faster. 2010: the cover letter's ratios (8 CPUs, 20000 loops).", "",
-          "| CPUs | groups | loops | SLAB s | SLUB s | SLUB+Q s | SLUB+Q/SLAB [95 % CI] | 2010 "
-          "| SLUB+Q/SLUB [95 % CI] | 2010 |",
-          "|---:|---:|---:|---:|---:|---:|---|---:|---|---:|"]
+          "Seconds: the median over boots of each boot's median run. A ratio below 1 means the "
+          "first kernel named is faster. 2010: the cover letter's ratios (8 CPUs, 20000 loops).", "",
+          "| CPUs | groups | loops | " + " | ".join(f"{k} s" for k in kernels) + " | " +
+          " | ".join(f"{title(r)} | 2010" if r in SEED else title(r) for r in ratios) + " |",
+          "|---:|---:|---:|" + "---:|" * len(kernels) +
+          "".join("---|---:|" if r in SEED else "---|" for r in ratios)]
     plot = []
     for (cpus, groups, loops) in sorted(hb):
         k = hb[(cpus, groups, loops)]
-        if not all(k.get(name) for name in KERNELS):
+        if not all(k.get(name) for name in kernels):
             continue
-        med = {name: statistics.median(k[name].values()) for name in KERNELS}
-        vs_slab = ratio_interval(k["SLUB+Q"], k["SLAB"])
-        vs_slub = ratio_interval(k["SLUB+Q"], k["SLUB"])
-        seed = SEED.get(groups, ("", ""))
+        med = {name: statistics.median(k[name].values()) for name in kernels}
+        cells, text = [], []
+        for r in ratios:
+            value = ratio_interval(k[r[0]], k[r[1]])
+            seed = SEED[r].get(groups, "") if r in SEED else None
+            cells.append(fmt_ratio(value) + ("" if seed is None else f" | {seed}"))
+            text.append(f"   {fmt_ratio(value):<28}" + ("" if seed is None else f" {seed:>5}"))
+            lo, hi = value[1] if value[1] else (value[0], value[0])
+            plot.append((cpus, groups, r, value[0], lo, hi, seed))
         lines.append(f"{cpus:>4} {groups:>6} {loops:>5} " +
-                     " ".join(f"{med[n]:>8.3f}" for n in KERNELS) +
-                     f"   {fmt_ratio(vs_slab):<26} {seed[0]:>5}   {fmt_ratio(vs_slub):<26} {seed[1]:>5}")
-        md.append(f"| {cpus} | {groups} | {loops} | " + " | ".join(f"{med[n]:.3f}" for n in KERNELS) +
-                  f" | {fmt_ratio(vs_slab)} | {seed[0]} | {fmt_ratio(vs_slub)} | {seed[1]} |")
-        for label, r, s in (("SLAB", vs_slab, seed[0]), ("SLUB", vs_slub, seed[1])):
-            lo, hi = r[1] if r[1] else (r[0], r[0])
-            plot.append((cpus, groups, label, r[0], lo, hi, s))
-    print("hackbench -P: seconds, and SLUB+Q's time over SLAB's and SLUB's (below 1: SLUB+Q faster)")
+                     " ".join(f"{med[n]:>8.3f}" for n in kernels) + "".join(text))
+        md.append(f"| {cpus} | {groups} | {loops} | " + " | ".join(f"{med[n]:.3f}" for n in kernels) +
+                  " | " + " | ".join(cells) + " |")
+    print("hackbench -P: seconds, and the ratios of the kernels' times (below 1: the first named is faster)")
     print("\n".join(lines))
     out += md + [""]
 
     if plot:
+        series = []
         with open(os.path.join(results, "hackbench.dat"), "w") as f:
+            index = 0
             for cpus in sorted({p[0] for p in plot}):
-                for label in ("SLAB", "SLUB"):
-                    f.write(f"# cpus={cpus} over {label}\n")
+                for r in ratios:
+                    f.write(f"# cpus={cpus} {r[0]} over {r[1]}\n")
                     for p in plot:
-                        if p[0] == cpus and p[2] == label:
+                        if p[0] == cpus and p[2] == r:
                             f.write(f"{p[1]} {p[3]} {p[4]} {p[5]} {p[6] or 'NaN'}\n")
                     f.write("\n\n")
-        series = []
-        index = 0
-        for cpus in sorted({p[0] for p in plot}):
-            for label in ("SLAB", "SLUB"):
-                series.append(f'"hackbench.dat" index {index} using 1:2:3:4 with yerrorlines '
-                              f'title "SLUB+Q/{label}, {cpus} CPUs"')
-                series.append(f'"hackbench.dat" index {index} using 1:5 with points pt 7 '
-                              f'title "SLUB+Q/{label}, 2010 (8 CPUs)"')
-                index += 1
+                    series.append(f'"hackbench.dat" index {index} using 1:2:3:4 with yerrorlines '
+                                  f'title "{r[0]}/{r[1]}, {cpus} CPUs"')
+                    if r in SEED:
+                        series.append(f'"hackbench.dat" index {index} using 1:5 with points pt 7 '
+                                      f'title "{r[0]}/{r[1]}, 2010 (8 CPUs)"')
+                    index += 1
         gnuplot(results, "hackbench",
                 'set logscale x\nset xlabel "hackbench groups"\n'
-                'set ylabel "time of SLUB+Q over the other"\nset key outside\n'
+                'set ylabel "time of one kernel over another"\nset key outside\n'
                 'set xrange [0.7:140]\nset grid\nplot ' + ", \\\n  ".join(series) + "\n")
-        out += ["![SLUB+Q's hackbench time over SLAB's and SLUB's](hackbench.svg)", ""]
+        out += ["![Each ratio of hackbench times, with its 95 % interval](hackbench.svg)", ""]
 
     # Microbenchmark
     per = defaultdict(list)
@@ -178,12 +192,12 @@ def main():
              "something ran in one boot's timed loop that did not run in the other's (an "
              "interrupt; for the largest objects, the page allocator's work, which depends on "
              "what memory looked like).") , "",
-            "| test | size | " + " | ".join(KERNELS) + " |", "|---|---:|" + "---:|" * len(KERNELS)]
+            "| test | size | " + " | ".join(kernels) + " |", "|---|---:|" + "---:|" * len(kernels)]
     for test in tests:
         for size in sizes:
-            if all((test, size, k) in icount for k in KERNELS):
+            if all((test, size, k) in icount for k in kernels):
                 out.append(f"| {test} | {size} | " +
-                           " | ".join(f"{icount[(test, size, k)]:.0f}" for k in KERNELS) + " |")
+                           " | ".join(f"{icount[(test, size, k)]:.0f}" for k in kernels) + " |")
     out.append("")
     real = defaultdict(dict)
     for (clock, cpus, test, size, kernel), values in per.items():
@@ -191,13 +205,13 @@ def main():
             real[(cpus, test, size)][kernel] = statistics.median(x for _, x in values)
     if real:
         out += ["Nanoseconds per operation under TCG (real time, the median over boots):", "",
-                "| CPUs | test | size | " + " | ".join(KERNELS) + " |",
-                "|---:|---|---:|" + "---:|" * len(KERNELS)]
+                "| CPUs | test | size | " + " | ".join(kernels) + " |",
+                "|---:|---|---:|" + "---:|" * len(kernels)]
         for (cpus, test, size) in sorted(real, key=lambda k: (k[0], k[1].split("-")[0], k[1], k[2])):
             row = real[(cpus, test, size)]
-            if size and all(k in row for k in KERNELS):
+            if size and all(k in row for k in kernels):
                 out.append(f"| {cpus} | {test} | {size} | " +
-                           " | ".join(f"{row[k]:.0f}" for k in KERNELS) + " |")
+                           " | ".join(f"{row[k]:.0f}" for k in kernels) + " |")
         out.append("")
     # The fast paths' two primitives, alone: size 0.
     prim = sorted({(cpus, test) for (cpus, test, size) in real if not size})
@@ -206,19 +220,19 @@ def main():
                 "instructions under -icount: SLUB's 16-byte compare-and-exchange (`cmpxchg_double()`, "
                 "locked) and SLAB's and SLUB+Q's interrupts off and on again "
                 "(`local_irq_save()`, `local_irq_restore()`).", "",
-                "| CPUs | primitive | " + " | ".join(f"{k} ns" for k in KERNELS) + " | instructions |",
-                "|---:|---|" + "---:|" * len(KERNELS) + "---:|"]
+                "| CPUs | primitive | " + " | ".join(f"{k} ns" for k in kernels) + " | instructions |",
+                "|---:|---|" + "---:|" * len(kernels) + "---:|"]
         for cpus, test in prim:
             row = real[(cpus, test, 0)]
-            instr = [icount[(test, 0, k)] for k in KERNELS if (test, 0, k) in icount]
+            instr = [icount[(test, 0, k)] for k in kernels if (test, 0, k) in icount]
             count = f"{statistics.mean(instr):.1f}" if instr else ""
             out.append(f"| {cpus} | {test} | " +
-                       " | ".join(f"{row[k]:.1f}" if k in row else "" for k in KERNELS) +
+                       " | ".join(f"{row[k]:.1f}" if k in row else "" for k in kernels) +
                        f" | {count} |")
         out.append("")
     if icount and sizes:
         with open(os.path.join(results, "micro.dat"), "w") as f:
-            for kernel in KERNELS:
+            for kernel in kernels:
                 f.write(f"# {kernel}: size, pair, batch-10000 (alloc and free)\n")
                 for size in sizes:
                     pair = icount.get(("pair", size, kernel), float("nan"))
@@ -227,7 +241,7 @@ def main():
                     f.write(f"{size} {pair} {statistics.mean(batch)}\n")
                 f.write("\n\n")
         series = []
-        for i, kernel in enumerate(KERNELS):
+        for i, kernel in enumerate(kernels):
             series.append(f'"micro.dat" index {i} using 1:2 with linespoints title "{kernel}, pair"')
             series.append(f'"micro.dat" index {i} using 1:3 with linespoints dashtype 2 '
                           f'title "{kernel}, 10000 then 10000 freed"')
@@ -243,14 +257,15 @@ def main():
         mem[(int(r["cpus"]), r["when"])][r["kernel"]].append(r)
     out += ["## Slab memory", "",
             "KiB, the median over boots: `Slab` and `SUnreclaim` of /proc/meminfo, and the objects "
-            "waiting in SLUB+Q's cpu queues (- where the allocator has none), after boot, after "
+            "waiting in SLUB+Q's cpu queues or in the sheaves and barns (- where the allocator "
+            "has none), after boot, after "
             "the hackbench runs, and after every cache was shrunk.", "",
-            "| CPUs | when | " + " | ".join(f"{k} Slab / SUnreclaim / queued" for k in KERNELS) + " |",
-            "|---:|---|" + "---|" * len(KERNELS)]
+            "| CPUs | when | " + " | ".join(f"{k} Slab / SUnreclaim / queued" for k in kernels) + " |",
+            "|---:|---|" + "---|" * len(kernels)]
     order = {"boot": 0, "hackbench": 1, "shrink": 2}
     for (cpus, when) in sorted(mem, key=lambda k: (k[0], order.get(k[1], 9))):
         cells = []
-        for k in KERNELS:
+        for k in kernels:
             rows = mem[(cpus, when)].get(k, [])
             if not rows:
                 cells.append("")
@@ -273,13 +288,14 @@ def main():
                 "SLAB, served from or freed into the CPU's array (a hit, not a miss); for SLUB, "
                 "served from or freed to the CPU's own slab through its lockless freelist, any "
                 "other free being a slow `__slab_free()` to that object's slab; for SLUB+Q, "
-                "served from the CPU's queue, or freed into it while it had room.", "",
-                "| groups | loops | " + " | ".join(f"{k} allocs (fast) | {k} frees (fast)" for k in KERNELS) +
-                " |", "|---:|---:|" + "---:|---:|" * len(KERNELS)]
+                "served from the CPU's queue, or freed into it while it had room; for sheaves, "
+                "served from the CPU's main sheaf, or freed into it while it had room.", "",
+                "| groups | loops | " + " | ".join(f"{k} allocs (fast) | {k} frees (fast)" for k in kernels) +
+                " |", "|---:|---:|" + "---:|---:|" * len(kernels)]
         by = {(int(r["groups"]), int(r["loops"]), r["kernel"]): r for r in paths}
         for (groups, loops) in sorted({(g, l) for g, l, _ in by}):
             cells = []
-            for k in KERNELS:
+            for k in kernels:
                 r = by.get((groups, loops, k))
                 if not r:
                     cells += ["", ""]

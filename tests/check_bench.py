@@ -11,7 +11,10 @@ import re
 import sys
 import xml.etree.ElementTree as ET
 
-KERNELS = ("SLAB", "SLUB", "SLUB+Q")
+KERNELS = ("SLAB", "SLUB", "SLUB+Q", "sheaves")
+# The kernels whose objects wait above the slabs: SLUB+Q's queues, the
+# sheaves and barns (guest/run/bench counts them, queued_kb).
+HOLDING = ("SLUB+Q", "sheaves")
 # What modules/slab_bench times, as its comment lists it.
 TESTS = ["pair"] + [f"batch-{n}-{op}" for n in (1, 100, 10000) for op in ("alloc", "free")] + \
     ["remote-free", "remote-alloc", "bulk-alloc", "bulk-free"]
@@ -51,9 +54,9 @@ def main():
     for r in rows(results, "memory.csv"):
         if int(r["slab_kb"]) <= 0 or int(r["sunreclaim_kb"]) <= 0:
             problems.append(f"memory: no slab memory in {r}")
-        if (r["queued_kb"] == "-") != (r["kernel"] != "SLUB+Q"):
-            problems.append(f"memory: queued objects given for an allocator without queues, "
-                            f"or missing for SLUB+Q: {r}")
+        if (r["queued_kb"] == "-") != (r["kernel"] not in HOLDING):
+            problems.append(f"memory: queued objects given for an allocator without queues "
+                            f"or sheaves, or missing for one with them: {r}")
     have = {(r["kernel"], r["when"]) for r in rows(results, "memory.csv")}
     problems += [f"memory: no figure for {k} after {w}" for k in KERNELS for w in MOMENTS
                  if (k, w) not in have]

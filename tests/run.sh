@@ -321,14 +321,14 @@ if [ -z "$only_stage" ] || [ "$only_stage" = "$last" ]; then
 	check "make share, then two students at once debug and type lab $last's handout from it, building nothing" \
 		shared_class "$last"
 fi
-# make bench, last: its SLUB and SLUB+Q kernels are the stage kernels built
-# above.
+# make bench, last: its SLUB, SLUB+Q and sheaves kernels are the stage
+# kernels built above.
 if [ -z "$only_stage" ]; then
 	prerequisite "make bench's SLAB kernel (stage $first, VARIANT=slab-smoke) builds" \
 		env KIT_VARIANT=slab-smoke scripts/build-kernel.sh "$first"
-	check "make bench --smoke: SLAB, SLUB and SLUB+Q boot, and every figure of its report comes out" bench_smoke
-	check "make bench's own kernels' configs hold: bench, slab, stats, slab-stats over stage $first; bench, stats over $last_queues" \
-		bench_configs_hold "$first" "$last_queues"
+	check "make bench --smoke: SLAB, SLUB, SLUB+Q and sheaves boot, and every figure of its report comes out" bench_smoke
+	check "make bench's own kernels' configs hold: bench, slab, stats, slab-stats over stage $first; bench, stats over $last_queues and $last" \
+		bench_configs_hold "$first" "$last_queues" "$last"
 fi
 
 tap_finish

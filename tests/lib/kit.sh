@@ -66,21 +66,25 @@ bench_report_made() {
 }
 
 # bench_smoke: make bench's whole pipeline at its smallest (scripts/bench.sh
-# --smoke: stage 00's and the last stage's kernels and a SLAB one, each
-# booted, timed, counted and run under -icount), and every figure of it in
-# the results folder.
+# --smoke: the kernels of stage 00, of the last stage with queues and of
+# stage 11, and a SLAB one, each booted, timed, counted and run under
+# -icount), and every figure of it in the results folder.
 bench_smoke() {
 	rm -rf "$out/bench-smoke"
 	KIT_BENCH_RESULTS=$out/bench-smoke scripts/bench.sh --smoke
 	python3 tests/check_bench.py "$out/bench-smoke"
 }
 
-# bench_configs_hold FIRST LAST: the configurations of the kernels make
-# bench times and counts, of the first stage and the last, which the smoke
-# run does not build, hold.
+# bench_configs_hold FIRST STAGE...: the configurations of the kernels
+# make bench times and counts, of the first stage and of each STAGE, which
+# the smoke run does not build, hold.
 bench_configs_hold() {
-	variant_config_holds "$1" bench slab stats slab-stats
-	variant_config_holds "$2" bench stats
+	local stage
+	# (|| return: a check runs its function where errexit does not hold.)
+	variant_config_holds "$1" bench slab stats slab-stats || return 1
+	for stage in "${@:2}"; do
+		variant_config_holds "$stage" bench stats || return 1
+	done
 }
 
 # make docs: an HTML page per handout, an SVG per diagram; the answers
