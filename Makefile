@@ -38,7 +38,7 @@ help:
 	@echo "make test STAGE=N        only stage N's checks; FILTER=REGEX: checks whose names match"
 	@echo "make bench               SLAB, SLUB, SLUB+Q (STAGE's) and sheaves side by side: hackbench,"
 	@echo "                         a microbenchmark, slab memory, fast paths; a report with plots"
-	@echo "make irqsoff [STAGES=...] time with interrupts off in drains and resizes (08, 10)"
+	@echo "make irqsoff [STAGES=...] time with interrupts off in drains and resizes (08, 10, 11)"
 	@echo "make docs                the handouts as HTML, the diagrams as SVG (no answers)"
 	@echo "make share [STAGES=...]  build every stage in KIT_WORK for a class to share"
 	@echo "                         (students then set KIT_SHARED to it: docs/instructors.md)"

@@ -234,7 +234,7 @@ for stage in $(kit_stages); do
 			[[ $(delta_files "$stage") == *Kconfig* ]]; then
 			check "stage $stage: Kconfig refuses the options that need free pointers" kconfig_refuses "$stage"
 		fi
-		if [ "$stage" = "$last_queues" ]; then
+		if [ "$stage" = "$last_queues" ] || [ "$stage" = "$last" ]; then
 			check "stage $stage: the irqsoff variant's config (tracers for make irqsoff) holds" \
 				variant_config_holds "$stage" irqsoff
 		fi
