@@ -42,12 +42,14 @@ kit_arg() {
 	echo "$kit_value"
 }
 
-# slab_allocator: which allocator this kernel has, SLAB, SLUB or SLUB+Q,
-# by what it shows (SLUB+Q's caches have a cpu_objects file, SLUB's have
-# sysfs at all, SLAB's none), for the host to check against the kernel it
-# meant to boot.
+# slab_allocator: which allocator this kernel has, SLAB, SLUB, SLUB+Q or
+# sheaves, by what it shows (stage 11's caches have a sheaf_capacity file,
+# SLUB+Q's a cpu_objects file, SLUB's have sysfs at all, SLAB's none), for
+# the host to check against the kernel it meant to boot.
 slab_allocator() {
-	if [ -e /sys/kernel/slab/kmalloc-64/cpu_objects ]; then
+	if [ -e /sys/kernel/slab/kmalloc-64/sheaf_capacity ]; then
+		echo sheaves
+	elif [ -e /sys/kernel/slab/kmalloc-64/cpu_objects ]; then
 		echo SLUB+Q
 	elif [ -d /sys/kernel/slab ]; then
 		echo SLUB
