@@ -58,6 +58,19 @@ slab_allocator() {
 	fi
 }
 
+# stat_sum STAT: the sum of the allocator statistic STAT (a file of
+# /sys/kernel/slab/CACHE, such as alloc_fastpath) over every cache, each
+# counted once (an alias is a link to the cache it names).
+stat_sum() {
+	stat_total=0
+	for stat_dir in /sys/kernel/slab/*/; do
+		[ -L "${stat_dir%/}" ] && continue
+		read -r stat_n _ <"$stat_dir$1"
+		stat_total=$((stat_total + stat_n))
+	done
+	echo "$stat_total"
+}
+
 # bench_needs NAME...: make bench (scripts/bench.sh) gives each kit.NAME=
 # and holds their defaults: a boot without one ends here, FAILED, naming it.
 bench_needs() {

@@ -42,10 +42,7 @@ slubq=$(stage_resolve "${1:-$(last_queue_stage)}")
 stage_has "$slubq" cpu-queues || die "stage $slubq has no cpu queues; name a SLUB+Q stage: 07 or later"
 base=$(kit_stages | sed -n 1p)
 # Stage 11's sheaves, beside the design they grew from.
-sheaves=''
-for stage in $(kit_stages); do
-	if stage_has "$stage" sheaves; then sheaves=$stage; fi
-done
+sheaves=$(stages_with sheaves | tail -n 1)
 [ -n "$sheaves" ] || die "no stage with sheaves in stages/ (stage 11 has them)"
 
 boots=${KIT_BENCH_BOOTS:-5} runs=${KIT_BENCH_RUNS:-3} cpu_counts=${KIT_BENCH_CPUS:-2 1} stats=1

@@ -149,17 +149,22 @@ stage_has() {
 	grep -qx -- "$2" "$KIT_ROOT/stages/$1/features"
 }
 
+# stages_with FEATURE [WITHOUT]: the stages that have FEATURE (and not
+# WITHOUT), in order, one a line.
+stages_with() {
+	local stage
+	for stage in $(kit_stages); do
+		if stage_has "$stage" "$1" && { [ -z "${2:-}" ] || ! stage_has "$stage" "$2"; }; then
+			echo "$stage"
+		fi
+	done
+}
+
 # last_queue_stage: the last stage of the 2010 design, whose per-CPU
 # layer is one queue a CPU (stage 10); stage 11's sheaves replace it.
 # make bench's SLUB+Q and make irqsoff's default.
 last_queue_stage() {
-	local stage last=''
-	for stage in $(kit_stages); do
-		if stage_has "$stage" cpu-queues && ! stage_has "$stage" sheaves; then
-			last=$stage
-		fi
-	done
-	echo "$last"
+	stages_with cpu-queues sheaves | tail -n 1
 }
 
 # KIT_TREE (make's TREE=) says whose source a kernel is built from: the
