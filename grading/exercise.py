@@ -186,7 +186,8 @@ def definition(lines, name, path):
     """Where function NAME is defined in LINES (the text of PATH): the
     indices of its first line (the one with its name), of the "{" that
     opens its body and of the "}" that closes it."""
-    head = re.compile(r"^[a-z].*\b%s\(" % re.escape(name))
+    # The name starts the line, or follows the return type on it.
+    head = re.compile(r"^(?:[a-z].*\b)?%s\(" % re.escape(name))
     for i, line in enumerate(lines):
         if not head.match(line) or line.rstrip().endswith(";"):
             continue

@@ -30,7 +30,10 @@
 # A check stops a student's function at its first instruction and reads its
 # arguments where the x86-64 calling convention puts them (Entry below),
 # with conditions in Python: nothing it reads depends on how gcc compiled
-# the body, so any correct body is graded alike.  Whatever else goes wrong
+# the body, so any correct body is graded alike.  The stages declare the
+# functions students write __noclone: gcc would make a body that leaves an
+# argument unused (a stub, a partial answer) a clone with other arguments
+# (.isra, .constprop), and make test checks that they are.  Whatever else goes wrong
 # in a check (a Python exception, a gdb error, a breakpoint that cannot be
 # set) is the grader's fault: the tests not yet decided are reported as not
 # graded, with one line that says what failed and where, and the guest runs
@@ -280,14 +283,16 @@ class Session:
         after BOOT_SECONDS."""
         self.wait_for_call("kernel_execve", seconds=BOOT_SECONDS)
 
-    def wait_for_call(self, function, names=(), when=None, seconds=60):
+    def wait_for_call(self, function, names=(), when=None, seconds=60, kind=None):
         """Let the kernel run until FUNCTION is called (and WHEN, a Python
         function of its Arguments, says yes); stop at its first
-        instruction and return its Arguments, named NAMES."""
+        instruction and return its Arguments, named NAMES.  KIND says in
+        words which calls WHEN picks (and what brings them about): a
+        student whose kernel never makes one reads it in the failure."""
         entry = self.entry(function, names)
         bp = EntryBreakpoint(entry, when)
-        what = "a call of %s()%s" % (function, " of the kind the check waits for"
-                                     if when else "")
+        what = "a call of %s()%s" % (function, " " + kind if kind else
+                                     " of the kind the check waits for" if when else "")
         try:
             while bp not in self._run("continue", seconds, what):
                 pass
