@@ -255,6 +255,10 @@ for stage in $(kit_stages); do
 		else
 			check "stage $stage: the torture module passes on every CPU" boot_run "$stage" torture
 		fi
+		if stage_has "$stage" sheaves; then
+			check "stage $stage: sheaf_capacity follows the slot size, barn_sheaves adds up, both refuse writes" \
+				boot_run "$stage" sheaf-files
+		fi
 		if stage_has "$stage" big-slabs; then
 			check "stage $stage: slabs of more than 32767 objects (slub_min_order=7) pass the torture test" \
 				boot_run "$stage" big-slabs slub_min_order=7
