@@ -44,6 +44,7 @@ import signal
 import subprocess
 import sys
 import threading
+import time
 import traceback
 
 import gdb
@@ -157,6 +158,10 @@ class Entry:
 # none may stop the guest on its way to the end.
 PLACED = []
 
+# While the kernel runs toward a stop the checks wait for: when (by
+# time.monotonic()) the wait's time limit runs out.
+DEADLINE = []
+
 
 class EntryBreakpoint(gdb.Breakpoint):
     """A breakpoint at a function's first instruction that stops when WHEN
@@ -176,6 +181,12 @@ class EntryBreakpoint(gdb.Breakpoint):
         PLACED.append(self)
 
     def stop(self):
+        # A breakpoint hit thousands of times a second, its condition
+        # false, may swallow the time limit's SIGINT (gdb can clear it
+        # while it resumes the kernel): past the deadline, stop anyway.
+        if DEADLINE and time.monotonic() > DEADLINE[0]:
+            self.interrupted = True
+            return True
         try:
             if self.only_task is not None and (current_task(),
                                                interrupt_level()) != self.only_task:
@@ -244,6 +255,7 @@ class Session:
         """Run COMMAND (continue, finish), interrupted after SECONDS; return
         the breakpoints it stopped at."""
         self.stop_event = None
+        DEADLINE[:] = [time.monotonic() + seconds]
         timer = threading.Timer(seconds, os.kill, (os.getpid(), signal.SIGINT))
         timer.start()
         try:
@@ -253,6 +265,7 @@ class Session:
                              "did QEMU stop? See the console below" % (what, e))
         finally:
             timer.cancel()
+            DEADLINE.clear()
         event = self.stop_event
         if isinstance(event, gdb.BreakpointEvent):
             hit = event.breakpoints
