@@ -23,8 +23,9 @@ BARN_REPLACE_FULL_SHEAF = ("s", "barn", "full")
 LOCKS = ("_raw_spin_lock_irqsave", "_raw_spin_lock", "_raw_spin_lock_irq")
 UNLOCK = "_raw_spin_unlock_irqrestore"
 E2BIG = 7
-# A barn holds at most MAX_FULL_SHEAVES full sheaves: a walk of a list
-# longer than this is lost in a broken one.
+# The longest list of a barn the checks walk: a barn trades up to
+# MAX_FULL_SHEAVES full sheaves, and a longer list is a broken one, or one
+# that grew without its limit (barn_put_sheaf()).
 LONGEST_LIST = 256
 
 
@@ -107,7 +108,8 @@ def full_sheaves(n):
 def describe_barn(state):
     """A barn's state in words, for a failure."""
     def said(sheaves):
-        return "a broken list" if sheaves is None else "%d on its list" % len(sheaves)
+        return ("a list broken or over %d long" % LONGEST_LIST if sheaves is None
+                else "%d on its list" % len(sheaves))
     return "nr_full %d (%s), nr_empty %d (%s)" % (
         state["nr_full"], said(state["full"]), state["nr_empty"], said(state["empty"]))
 
@@ -212,11 +214,15 @@ def watch_replace_empty(g, want, bootstrap=False):
         call["returned"] = g.run_to_return(on_calls)
     finally:
         if bootstrap:
-            call["bootstrap_main"] = int(pcs["main"]) == bootstrap_sheaf
-            call["locked"] = int(pcs["locked"])
-            call["bootstrap_size"] = int(gdb.parse_and_eval("bootstrap_sheaf.size"))
-            set_var("((struct slub_percpu_sheaves *)0x%x)->main" % call["pcs"], call["main"])
-            set_var("((struct slub_percpu_sheaves *)0x%x)->spare" % call["pcs"], call["spare"])
+            try:
+                call["locked"] = int(pcs["locked"])
+                call["bootstrap_size"] = int(gdb.parse_and_eval("bootstrap_sheaf.size"))
+                set_var("((struct slub_percpu_sheaves *)0x%x)->main" % call["pcs"],
+                        call["main"])
+                set_var("((struct slub_percpu_sheaves *)0x%x)->spare" % call["pcs"],
+                        call["spare"])
+            except gdb.error:
+                pass  # the kernel is lost: what ended the call says so
     if not bootstrap:
         returned = call["returned"]
         # The sheaves returned: this CPU's, or another's if the task moved
@@ -321,6 +327,8 @@ def watch_barn_trade(g, force=None):
     FORCE, for the call: "limit", the barn's nr_full says it holds
     MAX_FULL_SHEAVES; "none", its list of empty sheaves is empty (and
     nr_empty 0).  The barn is put back once the call has returned."""
+    import gdb
+
     most = max_full_sheaves()
     if force:
         a = g.wait_for_call("barn_replace_full_sheaf", BARN_REPLACE_FULL_SHEAF,
@@ -371,7 +379,10 @@ def watch_barn_trade(g, force=None):
         call["after"] = barn_state(barn)
         call["held"] = lock_held(barn)
     finally:
-        put_back(barn, int(a.barn), saved)
+        try:
+            put_back(barn, int(a.barn), saved)
+        except gdb.error:
+            pass  # the kernel is lost: what ended the call says so
     return call
 
 
