@@ -170,12 +170,22 @@ def situation(a):
     return "refill"
 
 
+def partial_slabs_here(s):
+    """Whether cache S has partial slabs on the node of the CPU that gdb
+    stopped, where refill_sheaf() looks first.  The trade is watched only
+    then: with no partial slab, an answer that refills main from the slabs
+    before it asks the barn finds nothing there, goes on to the barn, and
+    does what a right one does."""
+    return int(s["node"][this_node()]["nr_partial"]) > 0
+
+
 WAITS_FOR = {
     "swap": "whose spare has objects (a CPU's allocations empty main after "
             "its frees filled it: slab_free() and replace_full_main() make "
             "the spare)",
-    "trade": "whose spare is empty and whose barn has a full sheaf "
-             "(barn_replace_full_sheaf() puts them there)",
+    "trade": "whose spare is empty, whose barn has a full sheaf "
+             "(barn_replace_full_sheaf() puts them there) and whose node "
+             "has a partial slab",
     "refill": "whose spare is empty and whose barn has no full sheaf",
 }
 
@@ -189,7 +199,9 @@ def watch_replace_empty(g, want, bootstrap=False):
     import gdb
 
     a = g.wait_for_call("replace_empty_main", REPLACE_EMPTY_MAIN,
-                        lambda a: situation(a) == want, kind=WAITS_FOR[want])
+                        lambda a: situation(a) == want and (
+                            want != "trade" or partial_slabs_here(a.s)),
+                        kind=WAITS_FOR[want])
     pcs = a.pcs
     barn = this_barn(a.s)
     call = {
