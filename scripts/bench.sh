@@ -116,9 +116,27 @@ echo 'kernel,cpus,boot,when,slab_kb,sunreclaim_kb,queued_kb' >"$results/memory.c
 echo 'kernel,cpus,clock,boot,test,size,ops,ns' >"$results/micro.csv"
 echo 'kernel,groups,loops,alloc_fast,alloc_slow,free_fast,free_slow' >"$results/paths.csv"
 
-# The guest's TSC rate in kHz under TCG (the host's), as the first boot
-# that calibrated it found it; later boots are given it (tsc_early_khz=).
-tsc_khz=''
+# host_tsc_khz: the host's TSC rate in kHz as its kernel logged it (the
+# refined calibration if there is one), or nothing if the log cannot be
+# read or has no such line.
+host_tsc_khz() {
+	{ dmesg 2>/dev/null || true; } | awk '
+		/tsc: Refined TSC clocksource calibration: [0-9.]+ MHz$/ { refined = $(NF - 1) }
+		/tsc: Detected [0-9.]+ MHz processor$/ { detected = $(NF - 2) }
+		END {
+			mhz = refined ? refined : detected
+			if (mhz) printf "%d\n", mhz * 1000 + 0.5
+		}'
+}
+
+# The guest's TSC rate in kHz, given to every boot in real time
+# (tsc_early_khz=): under TCG the guest's TSC is the host's (QEMU reads
+# it with rdtsc), so the host's own figure when its kernel log has it,
+# and otherwise the rate the first boot that calibrated it found.
+tsc_khz=$(host_tsc_khz)
+if [ -n "$tsc_khz" ]; then
+	echo "tsc_khz: $tsc_khz (the host's, from its kernel log; given to every boot)" >>"$results/meta.txt"
+fi
 
 # boot NAME STAGE VARIANT SCRIPT OBJECTS CONSOLE QEMU-OPTION...: boot the
 # kernel with the guest running SCRIPT (the module making OBJECTS
@@ -131,12 +149,13 @@ boot() {
 	# The module times with the kernel's clock, which must be the TSC: with
 	# two CPUs the kernel finds TCG's TSCs unsynchronized and falls back to
 	# jiffies, a 4 ms clock (tsc=reliable: the timed loops run on one CPU
-	# each).  On a busy host the kernel often fails to calibrate the TSC
-	# against the PIT, its only reference here, and then gives it up (three
-	# SLAB boots in a row once): so a boot in real time is given the rate
-	# an earlier boot found, and the first ones are made again until one
-	# finds it.  Under -icount the guest's TSC counts virtual time, at
-	# another rate, which the kernel calibrates without fail.
+	# each).  The kernel often fails to calibrate the TSC against the PIT,
+	# its only reference here, and then gives it up (five SLAB boots in a
+	# row once, on a quiet host): so a boot in real time is given the
+	# host's rate (above) or the rate an earlier boot found, and without
+	# either the first ones are made again until one finds it.  Under
+	# -icount the guest's TSC counts virtual time, at another rate, which
+	# the kernel calibrates without fail.
 	if [ -n "$tsc_khz" ] && [ -n "$realtime" ]; then
 		given=" tsc_early_khz=$tsc_khz"
 	fi
