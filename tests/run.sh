@@ -287,6 +287,8 @@ for stage in $(kit_stages); do
 		if tap_first_time torture-fault; then
 			check "stage $stage: the torture module catches a corrupted object" \
 				torture_catches_corruption "$stage"
+			check "stage $stage: the torture module catches an object of another node than it asked for" \
+				torture_catches_off_node "$stage"
 		fi
 	fi
 	read -r run shown < <(handout_counts "$stage")

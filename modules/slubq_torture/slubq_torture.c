@@ -7,7 +7,10 @@
  * bound to each online CPU.  Each thread allocates and frees objects of
  * these caches and of kmalloc() with random sizes, singly and in bulk,
  * frees them in random order, and hands some of them to another CPU's
- * thread, which frees them there.  Every object is stamped with a pattern
+ * thread, which frees them there.  Some allocations of the caches ask for a
+ * node: each node with memory in turn, and one without (not online, or
+ * without normal memory), which any node may serve; an object asked of a
+ * node with memory must come from that node.  Every object is stamped with a pattern
  * derived from its address and size when it is allocated, and the stamp is
  * checked before it is freed; objects of the constructor's cache must come
  * back from the allocator in the state the constructor left them.
@@ -24,7 +27,9 @@
  *
  * Parameters: ops (the total number of operations), seed (of the threads'
  * random number generators), inject_fault (overwrite one byte of one live
- * object, to show that the checks catch it), and inject_use_after_free
+ * object, to show that the checks catch it), inject_off_node (ask one
+ * object of another node with memory than the one it is checked against,
+ * given two such nodes: numa=fake=2), and inject_use_after_free
  * (read an object after freeing it, before the run: a fault that only
  * KASAN sees, to show that the proof kernel reports it).
  */
@@ -39,6 +44,9 @@
 #include <linux/log2.h>
 #include <linux/minmax.h>
 #include <linux/module.h>
+#include <linux/kfence.h>
+#include <linux/mm.h>
+#include <linux/nodemask.h>
 #include <linux/prandom.h>
 #include <linux/sched.h>
 #include <linux/slab.h>
@@ -57,6 +65,10 @@ MODULE_PARM_DESC(seed, "seed of the random choices; the thread of CPU c uses see
 static int inject_fault;
 module_param(inject_fault, int, 0444);
 MODULE_PARM_DESC(inject_fault, "if not 0, overwrite one byte of one live object (the checks must fail)");
+
+static bool inject_off_node;
+module_param(inject_off_node, bool, 0444);
+MODULE_PARM_DESC(inject_off_node, "if set, ask one object of another node than the one it is checked against (the checks must fail)");
 
 static bool inject_use_after_free;
 module_param(inject_use_after_free, bool, 0444);
@@ -105,7 +117,7 @@ struct worker {
 	struct obj live[POOL_SIZE];
 	void *bulk[BULK_MAX];
 	struct obj bulk_objs[BULK_MAX];
-	unsigned long allocs, frees, cross_frees, bulk_calls;
+	unsigned long allocs, frees, cross_frees, bulk_calls, node_allocs;
 };
 
 static struct kmem_cache *ctor_cache, *rcu_cache;
@@ -115,6 +127,15 @@ static atomic_t running;
 static atomic_t corrupt;	/* stamps found wrong */
 static atomic_t alloc_failures;
 static atomic_t misplaced;	/* threads that ran on the wrong CPU */
+static atomic_t off_node;	/* objects not of the node asked for */
+static atomic_t off_node_injected;
+/*
+ * The nodes allocations ask for: NUMA_NO_NODE, the nodes with normal
+ * memory, and the first node id without (with NUMA): the allocator must
+ * take that as "any node".
+ */
+static int nodes[MAX_NUMNODES + 1];
+static unsigned int nr_nodes;
 static atomic_t fault_injected;
 
 static struct kmem_cache *kind_cache(unsigned int kind)
@@ -292,6 +313,53 @@ static unsigned int kmalloc_size(struct worker *w)
 	return (1U << order) + rnd_below(w, (1U << order) + 1);
 }
 
+static void find_nodes(void)
+{
+	int nid;
+
+	nodes[nr_nodes++] = NUMA_NO_NODE;
+	for_each_node_state(nid, N_NORMAL_MEMORY)
+		nodes[nr_nodes++] = nid;
+	for (nid = 0; nid < MAX_NUMNODES; nid++) {
+		if (!node_state(nid, N_NORMAL_MEMORY)) {
+			nodes[nr_nodes++] = nid;
+			break;
+		}
+	}
+}
+
+/*
+ * One object of cache @s, for a node of nodes[]. An object asked of a node
+ * with memory comes from that node, unless KFENCE, which knows no nodes,
+ * took the allocation.
+ */
+static void *alloc_on_node(struct worker *w, struct kmem_cache *s, unsigned int kind)
+{
+	int node = nodes[rnd_below(w, nr_nodes)], asked = node;
+	void *p;
+
+	if (inject_off_node && node != NUMA_NO_NODE &&
+	    node_state(node, N_NORMAL_MEMORY) &&
+	    num_node_state(N_NORMAL_MEMORY) > 1 &&
+	    !atomic_xchg(&off_node_injected, 1)) {
+		asked = next_memory_node(node);
+		if (asked == MAX_NUMNODES)
+			asked = first_memory_node;
+		pr_info("injecting a fault: asking node %d for an object checked against node %d\n",
+			asked, node);
+	}
+	p = kmem_cache_alloc_node(s, GFP_KERNEL, asked);
+
+	w->node_allocs++;
+	if (p && node != NUMA_NO_NODE && node_state(node, N_NORMAL_MEMORY) &&
+	    !is_kfence_address(p) && page_to_nid(virt_to_page(p)) != node &&
+	    atomic_inc_return(&off_node) <= MAX_REPORTS)
+		pr_err("FAILED: %s object %#lx is of node %d, where node %d was wanted\n",
+		       kind_name[kind], (unsigned long)p,
+		       page_to_nid(virt_to_page(p)), node);
+	return p;
+}
+
 static void alloc_some(struct worker *w)
 {
 	unsigned int kind = rnd_below(w, 4), room = POOL_SIZE - w->nr_live;
@@ -312,7 +380,8 @@ static void alloc_some(struct worker *w)
 	s = kind_cache(kind);
 	size = kind == KIND_CTOR ? CTOR_SIZE : RCU_SIZE;
 	if (rnd_below(w, 4)) {
-		p = kmem_cache_alloc(s, GFP_KERNEL);
+		p = rnd_below(w, 2) ? kmem_cache_alloc(s, GFP_KERNEL) :
+				      alloc_on_node(w, s, kind);
 		if (!p)
 			alloc_failed(kind, 1);
 		else
@@ -469,7 +538,7 @@ static int worker_fn(void *data)
 
 static int torture(void)
 {
-	unsigned long allocs = 0, frees = 0, cross = 0, bulk = 0;
+	unsigned long allocs = 0, frees = 0, cross = 0, bulk = 0, node = 0;
 	unsigned int cpu, i = 0;
 	struct worker *w;
 	int ret = 0;
@@ -512,6 +581,7 @@ static int torture(void)
 		frees += w->frees;
 		cross += w->cross_frees;
 		bulk += w->bulk_calls;
+		node += w->node_allocs;
 	}
 	vfree(workers);
 	kmem_cache_shrink(ctor_cache);
@@ -525,13 +595,16 @@ static int torture(void)
 	else if (atomic_read(&misplaced))
 		pr_err("FAILED: %d threads ran on another CPU than theirs\n",
 		       atomic_read(&misplaced));
+	else if (atomic_read(&off_node))
+		pr_err("FAILED: %d object(s) of another node than the one asked for\n",
+		       atomic_read(&off_node));
 	else if (allocs != frees)
 		pr_err("FAILED: %lu allocations but %lu frees\n", allocs, frees);
 	else if (allocs + frees < ops)
 		pr_err("FAILED: %lu operations done of %lu\n", allocs + frees, ops);
 	else
-		pr_info("passed: %lu operations on %u CPUs (%lu allocs, %lu frees, %lu cross-CPU frees, %lu bulk calls)\n",
-			allocs + frees, nr_workers, allocs, frees, cross, bulk);
+		pr_info("passed: %lu operations on %u CPUs (%lu allocs, %lu frees, %lu cross-CPU frees, %lu bulk calls, %lu asking for one of %u nodes)\n",
+			allocs + frees, nr_workers, allocs, frees, cross, bulk, node, nr_nodes - 1);
 	return 0;
 }
 
@@ -555,6 +628,7 @@ static int __init slubq_torture_init(void)
 	if (inject_use_after_free)
 		use_after_free();
 
+	find_nodes();
 	ctor_cache = kmem_cache_create("slubq_torture_ctor", CTOR_SIZE, 0, 0, ctor);
 	rcu_cache = kmem_cache_create("slubq_torture_rcu", RCU_SIZE, 0,
 				      SLAB_TYPESAFE_BY_RCU, NULL);

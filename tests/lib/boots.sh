@@ -40,6 +40,13 @@ torture_catches_corruption() {
 		'^slubq_torture: FAILED: 1 corrupt object'
 }
 
+# The torture test can fail: it catches an object of another node than the
+# one it wanted (planted with two nodes with memory, numa=fake=2).
+torture_catches_off_node() {
+	boot_fails "$1" torture "kit.torture=inject_off_node=1 numa=fake=2" \
+		'^slubq_torture: FAILED: 1 object(s) of another node than the one asked for'
+}
+
 # slabinfo's check can fail: a count that stays wrong in every listing
 # (planted by guest/run/slabinfo-tool itself) fails it.
 slabinfo_catches_miscount() {
