@@ -170,20 +170,23 @@ def situation(a):
     return "refill"
 
 
-def partial_slabs_here(s):
-    """Whether cache S has partial slabs on the node of the CPU that gdb
-    stopped, where refill_sheaf() looks first.  The trade is watched only
-    then: with no partial slab, an answer that refills main from the slabs
-    before it asks the barn finds nothing there, goes on to the barn, and
-    does what a right one does."""
-    return int(s["node"][this_node()]["nr_partial"]) > 0
+def trade_tells(a):
+    """Whether a call that must trade, whose Arguments are A, tells a right
+    answer from wrong ones: its spare is a sheaf, empty (an answer that
+    swaps with any spare swaps that one in, where without a spare it would
+    trade as a right one does), and this node has partial slabs, where
+    refill_sheaf() looks first (an answer that refills main from the slabs
+    before it asks the barn finds objects there, where without them it
+    would go on to the barn)."""
+    return (int(a.pcs["spare"]) != 0 and
+            int(a.s["node"][this_node()]["nr_partial"]) > 0)
 
 
 WAITS_FOR = {
     "swap": "whose spare has objects (a CPU's allocations empty main after "
             "its frees filled it: slab_free() and replace_full_main() make "
             "the spare)",
-    "trade": "whose spare is empty, whose barn has a full sheaf "
+    "trade": "whose spare is an empty sheaf, whose barn has a full sheaf "
              "(barn_replace_full_sheaf() puts them there) and whose node "
              "has a partial slab",
     "refill": "whose spare is empty and whose barn has no full sheaf",
@@ -200,7 +203,7 @@ def watch_replace_empty(g, want, bootstrap=False):
 
     a = g.wait_for_call("replace_empty_main", REPLACE_EMPTY_MAIN,
                         lambda a: situation(a) == want and (
-                            want != "trade" or partial_slabs_here(a.s)),
+                            want != "trade" or trade_tells(a)),
                         kind=WAITS_FOR[want])
     pcs = a.pcs
     barn = this_barn(a.s)
