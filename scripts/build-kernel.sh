@@ -131,6 +131,18 @@ fi
 "$KIT_ROOT/scripts/prepare-stage.sh" "$stage"
 "$KIT_ROOT/scripts/configure.sh" "$stage"
 
+# copy_changed SRC DST: copies SRC's files into DST, each only if its
+# content differs there, with a new time. The kernel's make compares
+# times: a copy that kept its source's time (cp -p) could be older than
+# the object built from other content before (another checkout's module
+# in the same work directory), and the old object would stay.
+copy_changed() {
+	local src=$1 dst=$2 file
+	while IFS= read -r -d '' file; do
+		mkdir -p "$dst/$(dirname "$file")"
+		cmp -s "$src/$file" "$dst/$file" || cp "$src/$file" "$dst/$file"
+	done < <(cd "$src" && find . -type f -print0)
+}
 # The stage's files in its initramfs (scripts/initramfs.sh packs them), in
 # OUT/guest at their paths in the guest: the kit's own modules
 # (modules/NAME, each with a Kbuild) as /lib/modules/kit/NAME.ko, built
@@ -146,8 +158,7 @@ guest_files() {
 		[ -f "$dir/Kbuild" ] || continue
 		name=$(basename "$dir")
 		names+=("$name")
-		mkdir -p "$out/kit-modules/$name"
-		cp -pR "$dir." "$out/kit-modules/$name/"
+		copy_changed "$dir" "$out/kit-modules/$name"
 	done
 	# All of them in one make, which reads the kernel's configuration and
 	# symbols once: a make that finds nothing to do takes seconds.
@@ -197,7 +208,7 @@ source_digest() {
 		cat "$out/.config"
 		(cd "$KIT_ROOT" && find modules -type f | LC_ALL=C sort | xargs sha256sum --)
 		# How the folder is built, which a kit update may change.
-		declare -f build guest_files
+		declare -f build guest_files copy_changed
 	} | sha256sum | cut -d' ' -f1
 }
 # A build from nothing compiles about this many files with the kit's
