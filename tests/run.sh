@@ -179,6 +179,8 @@ for stage in $(kit_stages); do
 			python3 tests/check_slab_flags.py "$KIT_KERNEL_TREE" gdb/readers.py
 		check "a build from nothing compiles about as many files as its progress line says" \
 			cold_build_size_right "$stage"
+		check "a kit module last built from another checkout's file is built again from this one's, though older" \
+			module_built_from_checkout "$stage"
 	fi
 	# Stages that change nothing boot the kernel of the stage before them:
 	# one smoke boot per distinct kernel.

@@ -153,6 +153,36 @@ build_starts_from_copy() {
 		{ printf 'compiled:\n%s\nexpected (what stage %s changes):\n%s\n' "$got" "$stage" "$want"; return 1; }
 }
 
+# module_built_from_checkout STAGE: a kit module that the stage's build
+# folder last compiled from other content (another checkout of the kit
+# sharing the work directory, with a changed slab_bench.c) is compiled
+# again from this checkout's file, which is older than that object: the
+# kernel's make compares times, so a copy that kept the file's time would
+# leave the other checkout's module in the guest.
+module_built_from_checkout() {
+	local folder=$KIT_BUILD/$1 copy ko
+	# The folder by the name the build gives make (M=): its objects record
+	# the command that made them, path and all, and another path would
+	# compile them again whatever their times.
+	copy=$folder/kit-modules/slab_bench
+	ko=$folder/guest/lib/modules/kit/slab_bench.ko
+	cp modules/slab_bench/slab_bench.c "$copy/slab_bench.c"
+	echo 'MODULE_INFO(kit_other_checkout, "yes");' >>"$copy/slab_bench.c"
+	kernel_make "$folder" M="$folder/kit-modules" modules >"$out/other-module.log" 2>&1 ||
+		{ cat "$out/other-module.log"; echo "the other checkout's module did not build"; return 1; }
+	grep -qa 'kit_other_checkout=yes' "$copy/slab_bench.ko" ||
+		{ echo "the other checkout's module lacks its mark"; return 1; }
+	[ modules/slab_bench/slab_bench.c -ot "$copy/slab_bench.o" ] ||
+		{ echo "this checkout's slab_bench.c is not older than the object: the case is not made"; return 1; }
+	# The other checkout's build recorded its own digest.
+	rm -f "$folder/kit-built"
+	scripts/build-kernel.sh "$1"
+	! grep -qa 'kit_other_checkout=yes' "$ko" ||
+		{ echo "the guest's slab_bench.ko is the other checkout's ($ko)"; return 1; }
+	cmp -s modules/slab_bench/slab_bench.c "$copy/slab_bench.c" ||
+		{ echo "the build folder's slab_bench.c is not this checkout's"; return 1; }
+}
+
 # The kernel's own style checker, on all the code the kit adds to 6.1.
 checkpatch_clean() {
 	local stage
