@@ -12,7 +12,7 @@ import os
 import random
 
 # What the check expects: the kernels, and the module's tests.
-from check_bench import HOLDING, KERNELS, PRIMITIVES, TESTS
+from check_bench import HOLDING, KERNELS, MOMENTS, PRIMITIVES, TESTS
 
 SIZES = (64, 4096)
 HACKBENCH = ((1, 20), (100, 2))
@@ -46,7 +46,7 @@ def main():
           ["kernel", "cpus", "boot", "when", "slab_kb", "sunreclaim_kb", "queued_kb"],
           [(k, 2, b, w, rng.randint(5000, 9000), rng.randint(3000, 5000),
             rng.randint(100, 900) if k in HOLDING else "-")
-           for k in KERNELS for b in (1, 2) for w in ("boot", "hackbench", "shrink")])
+           for k in KERNELS for b in (1, 2) for w in MOMENTS])
     rows = []
     for k in KERNELS:
         for clock, boots in (("real", (1, 2)), ("icount", (1, 2))):
