@@ -259,9 +259,8 @@ def main():
             "KiB, the median over boots: `Slab` and `SUnreclaim` of /proc/meminfo, and the objects "
             "waiting in SLUB+Q's cpu queues or in the sheaves and barns (- where the allocator "
             "has none), after boot, the moment the hackbench runs ended (hackbench), once the slab "
-            "memory stopped falling after them (settled: no reading 64 KiB below the lowest "
-            "before it for three seconds, waiting at most 60), and after every cache was "
-            "shrunk.", "",
+            "memory stopped falling after them (settled; the rule is `settle()` in "
+            "guest/run/bench), and after every cache was shrunk.", "",
             "| CPUs | when | " + " | ".join(f"{k} Slab / SUnreclaim / queued" for k in kernels) + " |",
             "|---:|---|" + "---|" * len(kernels)]
     order = {"boot": 0, "hackbench": 1, "settled": 2, "shrink": 3}
