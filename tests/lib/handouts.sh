@@ -3,9 +3,10 @@
 # that resolve, steps that run, the runner's own failures.
 
 # break_conditions STAGE: the conditional breakpoints (break FUNC if COND)
-# of the stage's handout and answers, one a line.
+# of the stage's handout and answers, one a line; FUNC or *FUNC, its
+# first instruction.
 break_conditions() {
-	cat "labs/$1/README.md" "solutions/$1.md" | sed -nE 's/^[[:space:]]*(\(gdb\) )?(t?break [A-Za-z_][A-Za-z0-9_]* if .*)$/\2/p'
+	cat "labs/$1/README.md" "solutions/$1.md" | sed -nE 's/^[[:space:]]*(\(gdb\) )?(t?break \*?[A-Za-z_][A-Za-z0-9_]* if .*)$/\2/p'
 }
 
 # conditions_parse STAGE BREAK...: gdb takes each BREAK (a conditional
@@ -35,10 +36,10 @@ break_targets() {
 	local stage
 	for stage in "$@"; do
 		grep -hE '^(    |\t|\(gdb\) )' "labs/$stage/README.md" "solutions/$stage.md" || true
-		grep -hoE '`t?break +[A-Za-z_][A-Za-z0-9_]*' \
+		grep -hoE '`t?break +\*?[A-Za-z_][A-Za-z0-9_]*' \
 			"labs/$stage/README.md" "solutions/$stage.md" || true
-	done | grep -oE '(^|[ "`])t?break +[A-Za-z_][A-Za-z0-9_]*' |
-		awk '{ print $NF }' | sort -u
+	done | grep -oE '(^|[ "`])t?break +\*?[A-Za-z_][A-Za-z0-9_]*' |
+		awk '{ sub(/^\*/, "", $NF); print $NF }' | sort -u
 }
 
 # breaks_resolve_once STAGE NAME...: each NAME is one real function in
