@@ -64,6 +64,8 @@ help:
 	@echo "  KIT_BENCH_CPUS='N ...'  make bench: the CPU counts to boot with; default: '2 1'"
 	@echo "  KIT_BENCH_RESULTS=DIR   make bench: its results folder; default: a new one in"
 	@echo "                          KIT_WORK/bench, named for the date"
+	@echo "  KIT_BENCH_READY_WAIT=S  make bench: seconds a guest has to come up before"
+	@echo "                          its boot is made again; default: 300"
 	@echo "  EDITION=instructor      make docs: with the answers, in docs/html-instructor;"
 	@echo "                          default: student (no answers), in docs/html"
 	@echo "  KIT_WORK=DIR            source, builds, logs; default: ~/.cache/slubq-kit"

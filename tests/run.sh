@@ -335,6 +335,8 @@ if [ -z "$only_stage" ]; then
 	prerequisite "make bench's SLAB kernel (stage $first, VARIANT=slab-smoke) builds" \
 		env KIT_VARIANT=slab-smoke scripts/build-kernel.sh "$first"
 	check "make bench --smoke: SLAB, SLUB, SLUB+Q and sheaves boot, and every figure of its report comes out" bench_smoke
+	check "  ... and a guest that does not come up is stopped and booted again, three times at most, each console kept" \
+		bench_hung_kernel_booted_again
 	check "make bench's own kernels' configs hold: bench, slab, stats, slab-stats over stage $first; bench, stats over $last_queues and $last" \
 		bench_configs_hold "$first" "$last_queues" "$last"
 fi

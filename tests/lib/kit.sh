@@ -75,6 +75,22 @@ bench_smoke() {
 	python3 tests/check_bench.py "$out/bench-smoke"
 }
 
+# bench_hung_kernel_booted_again: make bench stops a guest that does not
+# come up in KIT_BENCH_READY_WAIT seconds (its init sleeps instead), boots
+# it again, twice, keeping each console and naming it in meta.txt, then
+# stops, saying why.
+bench_hung_kernel_booted_again() {
+	local results=$out/bench-hung
+	rm -rf "$results"
+	fails_with "the SLAB kernel's guest did not come up in 3 boots in a row" \
+		env KIT_APPEND='rdinit=/bin/busybox sleep 100000' KIT_BENCH_READY_WAIT=10 \
+		KIT_BENCH_RESULTS="$results" scripts/bench.sh --smoke || return 1
+	[ "$(grep -c "^boot again: the SLAB kernel's guest did not come up (no panic; stopped after 10 s; " \
+		"$results/meta.txt")" -eq 3 ] ||
+		{ echo "meta.txt does not name three boots of SLAB that were stopped:"; cat "$results/meta.txt"; return 1; }
+	ls "$results"/consoles/SLAB-cpus2-boot1-failed{1,2,3}.log || return 1
+}
+
 # bench_configs_hold FIRST STAGE...: the configurations of the kernels
 # make bench times and counts, of the first stage and of each STAGE, which
 # the smoke run does not build, hold.
