@@ -144,9 +144,10 @@ fi
 # run_guest CONSOLE VARIANT QEMU-OPTION... STAGE: boot the stage's kernel
 # with scripts/qemu.sh, its console (CR LF made LF) in CONSOLE as it comes;
 # a guest that has not come up (printed its ready line) in
-# KIT_BENCH_READY_WAIT seconds, its kernel hung as it booted, is stopped.
+# KIT_BENCH_READY_WAIT seconds, its kernel hung as it booted, is stopped,
+# and its console ends with a line that says so.
 run_guest() {
-	local console=$1 variant=$2 pidfile=$1.pid watchdog s
+	local console=$1 variant=$2 pidfile=$1.pid stopped=$1.stopped watchdog s
 	shift 2
 	: >"$console"
 	(
@@ -154,6 +155,7 @@ run_guest() {
 			sleep 1
 			! grep -q '^kit-init: ready: ' "$console" || exit 0
 		done
+		echo "bench.sh: stopped, no ready line in $ready_wait s" >"$stopped"
 		kill "$(cat "$pidfile")" 2>/dev/null || true
 	) &
 	watchdog=$!
@@ -164,6 +166,10 @@ run_guest() {
 	kill "$watchdog" 2>/dev/null || true
 	wait "$watchdog" 2>/dev/null || true
 	rm -f "$pidfile"
+	if [ -e "$stopped" ]; then
+		cat "$stopped" >>"$console"
+		rm "$stopped"
+	fi
 }
 
 # boot NAME STAGE VARIANT SCRIPT OBJECTS CONSOLE QEMU-OPTION...: boot the
@@ -202,8 +208,8 @@ boot() {
 			kept=${console%.log}-failed$failed.log
 			mv "$console" "$kept"
 			echo "boot again: the $name kernel's guest did not come up ($(grep -m 1 -E \
-				'^(Kernel panic|int3:|BUG:|Oops:|general protection)' "$kept" ||
-				echo "no panic; stopped after $ready_wait s"); console: ${kept#"$results"/})" >>"$results/meta.txt"
+				'^(Kernel panic|int3:|BUG:|Oops:|general protection|bench.sh: stopped)' "$kept" ||
+				echo 'its console says no more'); console: ${kept#"$results"/})" >>"$results/meta.txt"
 			[ "$failed" -lt 3 ] ||
 				die "the $name kernel's guest did not come up in $failed boots in a row" \
 					"(consoles: ${console%.log}-failed*.log): see why with make boot STAGE=$stage VARIANT=${variant:-none}"
