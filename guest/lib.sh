@@ -101,6 +101,18 @@ hackbench_run() {
 	finish
 }
 
+# hackbench_round RUN: hackbench_run once at each GROUPSxLOOPS of
+# kit.hackbench= (bench_needs it first), each time a line for the host:
+#   SCRIPT: hackbench groups=G loops=L run=RUN seconds=S
+hackbench_round() {
+	for config in $(hackbench_configs); do
+		groups=${config%x*} loops=${config#*x}
+		hackbench_run "$groups" "$loops"
+		say "hackbench groups=$groups loops=$loops run=$1" \
+			"seconds=$(awk '/^Time:/ { print $2 }' /tmp/hackbench.out)"
+	done
+}
+
 # complaints: the kernel's complaints so far, the lines of its log that
 # say BUG, WARNING or Oops; status 1 if there are none.
 complaints() {

@@ -8,10 +8,11 @@
 # two CPUs and again with one; a boot (guest/run/bench) runs hackbench -P at each
 # group count KIT_BENCH_RUNS times, reads the slab memory, and runs the
 # microbenchmark module (modules/slab_bench).  Then two boots of each
-# kernel run the module alone under -icount, where time counts
-# instructions.  Last, one boot of each allocator built with its
-# statistics (variants stats and slab-stats) counts the allocations and
-# frees of each hackbench run that take the fast path.  The figures go to
+# kernel with one CPU under -icount, where time counts instructions, run
+# the module and then hackbench once at each group count
+# (guest/run/bench-instructions).  Last, one boot of each allocator built
+# with its statistics (variants stats and slab-stats) counts the
+# allocations and frees of each hackbench run that take the fast path.  The figures go to
 # a results folder, with the date, the machine, QEMU's version and the
 # configuration; scripts/bench_report.py writes its report and plots and
 # prints the table of ratios.
@@ -114,7 +115,7 @@ done
 	echo "settings: boots=$boots runs=$runs cpus=${cpu_counts// /,} hackbench=$hackbench objects=$objects" \
 		"icount_objects=$icount_objects sizes=$sizes${profile:+ ($profile)}"
 } >"$results/meta.txt"
-echo 'kernel,cpus,boot,groups,loops,run,seconds' >"$results/hackbench.csv"
+echo 'kernel,cpus,clock,boot,groups,loops,run,seconds' >"$results/hackbench.csv"
 echo 'kernel,cpus,boot,when,slab_kb,sunreclaim_kb,queued_kb' >"$results/memory.csv"
 echo 'kernel,cpus,clock,boot,test,size,ops,ns' >"$results/micro.csv"
 echo 'kernel,groups,loops,alloc_fast,alloc_slow,free_fast,free_slow' >"$results/paths.csv"
@@ -252,6 +253,12 @@ micro_rows() {
 	sed -n "s/^microbench: \([a-z0-9-]*\) size=\([0-9]*\) ops=\([0-9]*\) ns=\([0-9]*\)\$/$1,$2,$3,$4,\1,\2,\3,\4/p" "$5"
 }
 
+# hackbench_rows NAME CPUS CLOCK BOOT SCRIPT CONSOLE: the hackbench times
+# that SCRIPT printed, as CSV rows.
+hackbench_rows() {
+	sed -n "s/^$5: hackbench groups=\([0-9]*\) loops=\([0-9]*\) run=\([0-9]*\) seconds=\([0-9.]*\)\$/$1,$2,$3,$4,\1,\2,\3,\4/p" "$6"
+}
+
 for cpus in $cpu_counts; do
 	for ((b = 1; b <= boots; b++)); do
 		for spec in "${kernels[@]}"; do
@@ -260,8 +267,7 @@ for cpus in $cpu_counts; do
 			note "==> $name, $cpus CPUs, boot $b of $boots"
 			# hackbench -P -g 100 runs 4000 processes.
 			boot "$name" "$stage" "$variant" bench "$objects" "$console" --cpus "$cpus" --memory 2048
-			sed -n "s/^bench: hackbench groups=\([0-9]*\) loops=\([0-9]*\) run=\([0-9]*\) seconds=\([0-9.]*\)\$/$name,$cpus,$b,\1,\2,\3,\4/p" \
-				"$console" >>"$results/hackbench.csv"
+			hackbench_rows "$name" "$cpus" real "$b" bench "$console" >>"$results/hackbench.csv"
 			sed -n "s/^bench: memory when=\([a-z]*\) slab_kb=\([0-9]*\) sunreclaim_kb=\([0-9]*\) queued_kb=\([0-9-]*\)\$/$name,$cpus,$b,\1,\2,\3,\4/p" \
 				"$console" >>"$results/memory.csv"
 			micro_rows "$name" "$cpus" real "$b" "$console" >>"$results/micro.csv"
@@ -269,15 +275,20 @@ for cpus in $cpu_counts; do
 	done
 done
 
-# Instructions: one CPU (-icount runs every CPU in one host thread), two
-# boots of each kernel, which must agree.
+# Instructions: one CPU, two boots of each kernel, which must agree.
+# -icount runs every CPU in one host thread, and with two its boots
+# stalled as the second CPU came up (two boots in five, 7 December 2026):
+# one CPU runs the same hackbench, without the second's remote frees,
+# in as much memory as the boots above.
 for rep in 1 2; do
 	for spec in "${kernels[@]}"; do
 		read_spec "$spec"
 		console=$results/consoles/$name-icount-boot$rep.log
 		note "==> $name, instructions (-icount), boot $rep of 2"
-		boot "$name" "$stage" "$variant" microbench "$icount_objects" "$console" --cpus 1 --icount
+		boot "$name" "$stage" "$variant" bench-instructions "$icount_objects" "$console" \
+			--cpus 1 --memory 2048 --icount
 		micro_rows "$name" 1 icount "$rep" "$console" >>"$results/micro.csv"
+		hackbench_rows "$name" 1 icount "$rep" bench-instructions "$console" >>"$results/hackbench.csv"
 	done
 done
 

@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
-"""bench_sample.py DIR [--drop KERNEL]: write into DIR a results folder of
-the shape scripts/bench.sh writes (meta.txt and the CSV files), with made-up
-figures, so that make test can run the report (scripts/bench_report.py) and
-its check (tests/check_bench.py) without booting anything.  --drop leaves
-KERNEL's hackbench times out, which the check must catch.
+"""bench_sample.py DIR [--drop KERNEL] [--drop-icount KERNEL]: write into
+DIR a results folder of the shape scripts/bench.sh writes (meta.txt and the
+CSV files), with made-up figures, so that make test can run the report
+(scripts/bench_report.py) and its check (tests/check_bench.py) without
+booting anything.  --drop leaves KERNEL's hackbench times out, and
+--drop-icount its second -icount boot's hackbench counts, which the check
+must catch.
 """
 
 import argparse
@@ -29,6 +31,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("dir")
     ap.add_argument("--drop", choices=KERNELS)
+    ap.add_argument("--drop-icount", choices=KERNELS)
     args = ap.parse_args()
     rng = random.Random(2010)
     os.makedirs(args.dir, exist_ok=True)
@@ -39,9 +42,11 @@ def main():
         f.write("settings: boots=2 runs=1 cpus=2 hackbench=1x20,100x2 objects=10000 "
                 "icount_objects=10000 sizes=" + ",".join(map(str, SIZES)) + "\n")
     write(os.path.join(args.dir, "hackbench.csv"),
-          ["kernel", "cpus", "boot", "groups", "loops", "run", "seconds"],
-          [(k, 2, b, g, l, 1, round(rng.uniform(1, 3), 3))
-           for k in KERNELS if k != args.drop for b in (1, 2) for g, l in HACKBENCH])
+          ["kernel", "cpus", "clock", "boot", "groups", "loops", "run", "seconds"],
+          [(k, 2, "real", b, g, l, 1, round(rng.uniform(1, 3), 3))
+           for k in KERNELS if k != args.drop for b in (1, 2) for g, l in HACKBENCH] +
+          [(k, 1, "icount", b, g, l, 1, round(rng.uniform(2, 3), 3))
+           for k in KERNELS for b in (1, 2) if (k, b) != (args.drop_icount, 2) for g, l in HACKBENCH])
     write(os.path.join(args.dir, "memory.csv"),
           ["kernel", "cpus", "boot", "when", "slab_kb", "sunreclaim_kb", "queued_kb"],
           [(k, 2, b, w, rng.randint(5000, 9000), rng.randint(3000, 5000),

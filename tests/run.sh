@@ -55,6 +55,9 @@ check "the gdb helpers compile" \
 check "make bench's report has the tables and plots of every kernel's figures" bench_report_made
 check "  ... and its check fails a results folder without SLAB's hackbench times" \
 	fails_with "hackbench: no time for SLAB, 2 CPUs, 100 groups" bench_report_made --drop SLAB
+check "  ... and one without a boot of SLUB+Q's hackbench in instructions" \
+	fails_with "hackbench in instructions: no count for SLUB+Q, 100 groups, boot 2" \
+	bench_report_made --drop-icount SLUB+Q
 
 tap_group_begin
 prerequisite "make docs renders every handout and diagram; the answers only with EDITION=instructor" docs_build
