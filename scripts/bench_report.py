@@ -9,9 +9,10 @@ hackbench ratios next to the 2010 cover letter's.
 hackbench: a kernel's figure for one boot is the median of that boot's
 runs; its figure is the median over boots.  The 95 % interval of a ratio
 comes from resampling the boots (the same boot numbers for both kernels,
-which ran side by side in time), 2000 times.  Instructions per operation,
-and hackbench's instructions a run, are the means of two -icount boots;
-the report says how far they differ, and warns past 0.5 %.
+which ran side by side in time), 2000 times.  Instructions per operation
+are the means of two -icount boots; the report says how far they differ,
+and warns past 0.5 %.  hackbench's instructions a run are the means of
+the same boots, each row with how far its boots came apart.
 """
 
 import csv
